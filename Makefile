@@ -1,0 +1,56 @@
+# paddock — the two commands a user needs are `make run` and `make test`.
+GO       ?= go
+BIN      ?= bin/paddock
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+FUZZTIME ?= 10s
+ARGS     ?=
+
+.PHONY: run build test generate check bench fuzz vendor-check clean
+
+## run: build paddock and start the dashboard with embedded defaults
+run: build
+	./$(BIN) serve $(ARGS)
+
+## build: compile bin/paddock
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/paddock
+
+## test: the whole suite (browser and ../shared tests skip with a message when absent,
+## unless E2E_REQUIRED=1 / SHARED_REQUIRED=1)
+test:
+	$(GO) test -race -count=1 ./...
+
+## generate: regenerate templ components (the generated *_templ.go files are committed)
+generate:
+	$(GO) tool templ generate ./views
+
+## check: formatting, vet, and generated code up to date
+check:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
+	$(GO) vet ./...
+	$(GO) tool templ generate ./views >/dev/null 2>&1
+	@git diff --quiet -- views || { git diff --stat -- views; echo 'templ: generated code was stale; run make generate and commit'; exit 1; }
+
+## bench: benchmarks (record results in BENCHMARKS.md with this command)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: run every fuzz target briefly (FUZZTIME each)
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+## vendor-check: re-download the vendored htmx files from npm and compare checksums
+vendor-check:
+	@set -e; d=$$(mktemp -d); cd $$d; \
+	npm pack --silent htmx.org@2.0.11 htmx-ext-ws@2.0.4 >/dev/null; \
+	tar xzf htmx.org-2.0.11.tgz package/dist/htmx.min.js; cmp package/dist/htmx.min.js $(CURDIR)/static/vendor/htmx-2.0.11.min.js; \
+	tar xzf htmx-ext-ws-2.0.4.tgz package/dist/ws.min.js; cmp package/dist/ws.min.js $(CURDIR)/static/vendor/htmx-ext-ws-2.0.4.min.js; \
+	echo "vendored htmx files match npm"; rm -rf $$d
+
+clean:
+	rm -rf bin

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/device"
+
+	"paddock/internal/sharedtest"
+)
+
+// chromiumPath finds Debian's chromium; without it the browser test skips,
+// unless E2E_REQUIRED=1 (CI) makes that a failure.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "chromium not installed (apt-get install chromium); set E2E_REQUIRED=1 to make this a failure"
+	if os.Getenv("E2E_REQUIRED") == "1" {
+		t.Fatal("E2E_REQUIRED=1 but " + msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// artifactDir is where screenshots go: $TEST_ARTIFACTS or testresults/ at
+// the repository root.
+func artifactDir(t *testing.T) string {
+	dir := os.Getenv("TEST_ARTIFACTS")
+	if dir == "" {
+		_, file, _, _ := runtime.Caller(0)
+		dir = filepath.Join(filepath.Dir(file), "..", "..", "testresults")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// fixtureHome builds a HOME whose ~/.claude holds the transcripts recorded
+// from the real Claude Code 2.1.328.
+func fixtureHome(t *testing.T) string {
+	t.Helper()
+	src := sharedtest.Fixtures(t, "real", "claude-2.1.328", "projects")
+	home := t.TempDir()
+	dst := filepath.Join(home, ".claude", "projects")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func TestBrowserPairBoardSession(t *testing.T) {
+	chrome := chromiumPath(t)
+	home := fixtureHome(t)
+	srv := startServe(t, home)
+	if !strings.HasPrefix(srv.PairLink, "https://127.0.0.1:") {
+		t.Fatalf("pair link %q does not use the bound address", srv.PairLink)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome),
+		chromedp.NoSandbox,
+		chromedp.IgnoreCertErrors, // the test browser has not installed paddock's CA
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Emulate(device.IPhone13)); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	step := func(name string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, done := context.WithTimeout(ctx, 20*time.Second)
+		defer done()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			shot(t, ctx, "failed-"+name)
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	// poll evaluates js until it is true. It re-evaluates across page
+	// loads (a form post and its redirect replace the document under it).
+	poll := func(name, js string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		var last error
+		for time.Now().Before(deadline) {
+			ectx, done := context.WithTimeout(ctx, 2*time.Second)
+			ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](js))
+			done()
+			if err == nil && ok {
+				return
+			}
+			last = err
+			time.Sleep(50 * time.Millisecond)
+		}
+		shot(t, ctx, "failed-"+name)
+		t.Fatalf("%s: waiting for %s: last error %v", name, js, last)
+	}
+
+	// Before pairing, the board redirects to the pairing page.
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
+	step("unpaired", chromedp.Navigate(base+"/"))
+	poll("unpaired redirect", `location.pathname === "/pair" && !!document.querySelector('[data-testid="pair"]')`)
+
+	// Pair through the link.
+	step("open pair link", chromedp.Navigate(srv.PairLink))
+	step("tap pair", chromedp.WaitVisible(`[data-testid="pair-submit"]`), chromedp.Click(`[data-testid="pair-submit"]`))
+	poll("board", `location.pathname === "/" && document.querySelectorAll('[data-testid="card"]').length === 3`)
+	// The websocket connected (its snapshot replaced the board) and no
+	// reconnect banner shows.
+	poll("live", `document.getElementById("reconnecting").hidden === true`)
+	shot(t, ctx, "board")
+
+	titles, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="card"] .title')].map(e => e.textContent.trim())`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"RUN once more", "say hi"} {
+		if !contains(titles, want) {
+			t.Fatalf("board titles %q lack %q", titles, want)
+		}
+	}
+
+	// A session that appears while the board is open shows up without a reload.
+	writeTranscript(t, filepath.Join(home, ".claude", "projects", "-tmp-fakehome1-proj"), "5b2a4e6c-0000-4000-8000-00000000live", "a session started while the phone watched")
+	poll("live card", `[...document.querySelectorAll('[data-testid="card"] .title')].some(e => e.textContent.includes("a session started while the phone watched"))`)
+
+	// Open a session and read its conversation.
+	step("open session", chromedp.Click(`a[href="/s/claude/1e6fec4f-a6cb-42e2-ad9e-c92c9d1309d2"]`))
+	poll("messages", `document.querySelectorAll('[data-testid="message"]').length === 2`)
+	msgs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="message"]')].map(e => e.dataset.role + ": " + e.querySelector('.md, div:not(.who)').textContent.trim())`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"user: say hi", "assistant: Mock reply: done."}; strings.Join(msgs, "|") != strings.Join(want, "|") {
+		t.Fatalf("messages %q, want %q", msgs, want)
+	}
+	shot(t, ctx, "session")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// writeTranscript writes a minimal Claude Code transcript (one prompt, one
+// answer) the way Claude Code itself lays it out.
+func writeTranscript(t *testing.T, dir, id, prompt string) {
+	t.Helper()
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	body := fmt.Sprintf(`{"type":"user","uuid":"11111111-0000-4000-8000-000000000001","parentUuid":null,"sessionId":%q,"cwd":"/tmp/fakehome1/proj","timestamp":%q,"message":{"role":"user","content":%q}}
+{"type":"assistant","uuid":"11111111-0000-4000-8000-000000000002","parentUuid":"11111111-0000-4000-8000-000000000001","sessionId":%q,"cwd":"/tmp/fakehome1/proj","timestamp":%q,"message":{"id":"msg_1","role":"assistant","model":"claude-test","content":[{"type":"text","text":"Noted."}]}}
+`, id, now, prompt, id, now)
+	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shot saves a full-page screenshot as a test artifact.
+func shot(t *testing.T, ctx context.Context, name string) {
+	sctx, done := context.WithTimeout(ctx, 10*time.Second)
+	defer done()
+	png, err := chromedp.Run(sctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	p := filepath.Join(artifactDir(t), "browser-"+name+".png")
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	t.Logf("screenshot: %s", p)
+}

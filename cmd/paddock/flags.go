@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+
+	"paddock/internal/config"
+)
+
+// errUsage means the flag package already printed what was wrong.
+var errUsage = errors.New("usage")
+
+type hostList []string
+
+func (h *hostList) String() string { return strings.Join(*h, ",") }
+func (h *hostList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*h = append(*h, p)
+		}
+	}
+	return nil
+}
+
+// loadConfig parses the flags shared by every command onto the embedded
+// defaults. serveOnly adds the flags that matter only to serve.
+func loadConfig(name string, args []string, stderr io.Writer, getenv func(string) string, serveOnly bool) (config.Config, *flag.FlagSet, error) {
+	cfg, err := config.Default(getenv)
+	if err != nil {
+		return cfg, nil, err
+	}
+	fs := flag.NewFlagSet("paddock "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "paddock's data directory (default from $PADDOCK_HOME, $XDG_DATA_HOME/paddock or ~/.local/share/paddock)")
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "HTTPS dashboard address (port 0 picks a free one)")
+	var level string
+	if serveOnly {
+		fs.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "plain-HTTP address serving only the CA page and a redirect; empty disables it")
+		fs.StringVar(&cfg.HookAddr, "hook-addr", cfg.HookAddr, "loopback address for agent hooks")
+		fs.StringVar(&cfg.CertFile, "cert", "", "use this certificate (PEM) instead of paddock's local CA; needs --key")
+		fs.StringVar(&cfg.KeyFile, "key", "", "private key (PEM) for --cert")
+		fs.Var((*hostList)(&cfg.ExtraHosts), "host", "extra host name the dashboard answers to and the certificate covers (repeatable, comma-separated)")
+		fs.StringVar(&cfg.ClaudeDir, "claude-dir", cfg.ClaudeDir, "Claude Code config dir (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+		fs.IntVar(&cfg.ScanLimit, "scan-limit", cfg.ScanLimit, "sessions listed per agent")
+		fs.DurationVar(&cfg.SweepInterval, "sweep", cfg.SweepInterval, "periodic rescan interval (also how soon a dead process shows as ended)")
+		fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, fs, errUsage
+		}
+		return cfg, fs, errUsage
+	}
+	if level != "" {
+		if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {
+			return cfg, fs, fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", level)
+		}
+	}
+	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
+		return cfg, fs, errors.New("--cert and --key go together")
+	}
+	if cfg.ScanLimit < 1 {
+		return cfg, fs, errors.New("--scan-limit must be at least 1")
+	}
+	return cfg, fs, nil
+}
+
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+func splitPort(addr string) (string, int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := strconv.Atoi(p)
+	return host, n, err
+}

@@ -1,0 +1,74 @@
+// Command paddock serves a phone-friendly HTTPS dashboard over every AI
+// coding-agent session on this machine. main only parses the command line
+// and wires packages together; the work happens in internal/, web/ and
+// certs/.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `paddock — a phone dashboard for your AI coding-agent sessions
+
+Usage:
+  paddock serve [flags]          start the dashboard (see paddock serve -h)
+  paddock pair                   print a new one-time pairing link and QR code
+  paddock devices [list]         list paired devices
+  paddock devices revoke ID      revoke a paired device
+  paddock token create NAME      create an API token for scripts (printed once, alone on the last line)
+  paddock token list             list API tokens
+  paddock token revoke ID        revoke an API token
+  paddock ca                     print the CA certificate path and fingerprint
+  paddock version                print the version
+`
+
+// run is main without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = cmdServe(ctx, args[1:], stdout, stderr, getenv)
+	case "pair":
+		err = cmdPair(ctx, args[1:], stdout, stderr, getenv)
+	case "devices":
+		err = cmdDevices(ctx, args[1:], stdout, stderr, getenv)
+	case "token":
+		err = cmdToken(ctx, args[1:], stdout, stderr, getenv)
+	case "ca":
+		err = cmdCA(ctx, args[1:], stdout, stderr, getenv)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "paddock", version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "paddock: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		if err == errUsage {
+			return 2
+		}
+		fmt.Fprintln(stderr, "paddock:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"paddock/certs"
+	"paddock/internal/auth"
+	"paddock/internal/catalog"
+	"paddock/internal/config"
+	"paddock/internal/markdown"
+	"paddock/internal/scan/claude"
+	"paddock/internal/store"
+	"paddock/web"
+)
+
+// certRefresh is how often the leaf certificate is checked against the
+// machine's addresses and its expiry.
+const certRefresh = 10 * time.Minute
+
+// app is everything serve and the admin commands open from the data dir.
+type app struct {
+	cfg   config.Config
+	log   *slog.Logger
+	store *store.Store
+	auth  *auth.Service
+}
+
+func openApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error) {
+	if err := config.EnsureDataDir(cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("data dir %s: %w", cfg.DataDir, err)
+	}
+	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "paddock.db"), log)
+	if err != nil {
+		return nil, err
+	}
+	svc := auth.New(auth.Options{Store: st, PairingTTL: cfg.PairingTTL, Logger: log})
+	return &app{cfg: cfg, log: log, store: st, auth: svc}, nil
+}
+
+func (a *app) Close() error { return a.store.Close() }
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	cfg, _, err := loadConfig("serve", args, stderr, getenv, true)
+	if err != nil {
+		return err
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+	a, err := openApp(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	csrfKey, err := auth.LoadOrCreateKey(filepath.Join(cfg.DataDir, "csrf.key"))
+	if err != nil {
+		return err
+	}
+	cm, err := loadCerts(cfg, log)
+	if err != nil {
+		return err
+	}
+
+	scanner := claude.New(claude.Options{Dir: cfg.ClaudeDir, Logger: log.With("runtime", "claude")})
+	cat := catalog.New(catalog.Options{Limit: cfg.ScanLimit, SweepInterval: cfg.SweepInterval, Logger: log.With("component", "catalog")}, scanner)
+
+	httpsLn, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
+	}
+	defer httpsLn.Close()
+	httpsPort := httpsLn.Addr().(*net.TCPAddr).Port
+	var plainLn net.Listener
+	if cfg.HTTPAddr != "" {
+		if plainLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			return fmt.Errorf("listen %s: %w", cfg.HTTPAddr, err)
+		}
+		defer plainLn.Close()
+	}
+
+	srv, err := web.New(web.Options{
+		Sessions:     cat,
+		Auth:         a.auth,
+		CSRFKey:      csrfKey,
+		CA:           cm,
+		AllowedHosts: func() []string { return allowedHosts(cm, cfg.ExtraHosts) },
+		HTTPSPort:    httpsPort,
+		Logger:       log.With("component", "web"),
+		Markdown:     markdown.New(),
+		Version:      version,
+	})
+	if err != nil {
+		return err
+	}
+
+	st := serveState{PID: os.Getpid(), HTTPSPort: httpsPort}
+	if plainLn != nil {
+		st.HTTPPort = plainLn.Addr().(*net.TCPAddr).Port
+	}
+	st.URLs = dashboardURLs(reachableHosts(httpsLn.Addr(), cm.LeafSANs()), httpsPort)
+	if err := writeState(cfg.DataDir, st); err != nil {
+		return err
+	}
+	defer removeState(cfg.DataDir)
+
+	code, expires, err := a.auth.NewPairingCode(ctx)
+	if err != nil {
+		return err
+	}
+	printBanner(stdout, st, cm.CAFingerprint(), pairLink(st.URLs, code), expires)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 5)
+	goRun := func(name string, f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errs <- fmt.Errorf("%s: %w", name, err)
+				cancel()
+			}
+		}()
+	}
+
+	tlsCfg := cm.TLSConfig()
+	httpsSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	goRun("catalog", func() error { return cat.Run(ctx) })
+	goRun("websocket hub", func() error { return srv.Run(ctx) })
+	goRun("https", func() error { return httpsSrv.Serve(tls.NewListener(httpsLn, tlsCfg)) })
+	var plainSrv *http.Server
+	if plainLn != nil {
+		plainSrv = &http.Server{Handler: srv.PlainHandler(), ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+		goRun("http", func() error { return plainSrv.Serve(plainLn) })
+	}
+	goRun("certificates", func() error { refreshCerts(ctx, cm, log); return nil })
+
+	<-ctx.Done()
+	shutdown, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	_ = httpsSrv.Shutdown(shutdown)
+	if plainSrv != nil {
+		_ = plainSrv.Shutdown(shutdown)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		return err
+	}
+	log.Info("paddock stopped")
+	return nil
+}
+
+// certManager is what serve needs from the certificate code.
+type certManager interface {
+	TLSConfig() *tls.Config
+	CAPEM() []byte
+	CAFingerprint() string
+	LeafSANs() []string
+	Refresh() (bool, error)
+}
+
+func loadCerts(cfg config.Config, log *slog.Logger) (certManager, error) {
+	if cfg.CertFile != "" {
+		return certs.Custom(cfg.CertFile, cfg.KeyFile)
+	}
+	return certs.Load(certs.Options{Dir: cfg.DataDir, Hosts: cfg.ExtraHosts, Logger: log.With("component", "certs")})
+}
+
+// refreshCerts reissues the leaf when the machine's addresses change or
+// its expiry nears; the TLS config picks up the new leaf on its own.
+func refreshCerts(ctx context.Context, cm certManager, log *slog.Logger) {
+	t := time.NewTicker(certRefresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if re, err := cm.Refresh(); err != nil {
+				log.Error("certificate refresh failed", "error", err)
+			} else if re {
+				log.Info("reissued the dashboard certificate", "sans", cm.LeafSANs())
+			}
+		}
+	}
+}
+
+// reachableHosts is where a browser can reach the listener: every name and
+// address of the machine when it listens on all interfaces, else only the
+// address it is bound to.
+func reachableHosts(addr net.Addr, sans []string) []string {
+	if ta, ok := addr.(*net.TCPAddr); ok && !ta.IP.IsUnspecified() {
+		return []string{ta.IP.String()}
+	}
+	return sans
+}
+
+// allowedHosts is every name the dashboard answers to: the certificate's
+// names and addresses plus configured extras.
+func allowedHosts(cm certManager, extra []string) []string {
+	out := append(slices.Clone(cm.LeafSANs()), extra...)
+	return append(out, "localhost", "127.0.0.1", "::1")
+}

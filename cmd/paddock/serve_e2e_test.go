@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The tests in this file run the real paddock binary, as a user would.
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// paddockBinary builds paddock once per test run.
+func paddockBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "paddock-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "paddock")
+		_, file, _, _ := runtime.Caller(0)
+		cmd := exec.Command("go", "build", "-o", builtBin, ".")
+		cmd.Dir = filepath.Dir(file)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = err
+			builtBin = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building paddock: %v\n%s", buildErr, builtBin)
+	}
+	return builtBin
+}
+
+// server is a running `paddock serve`.
+type server struct {
+	cmd      *exec.Cmd
+	PairLink string
+	URLs     []string
+	DataDir  string
+	stderr   *lockedBuffer
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startServe runs paddock serve on free loopback ports with the given HOME
+// and waits for its banner.
+func startServe(t *testing.T, home string, extra ...string) *server {
+	t.Helper()
+	bin := paddockBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--sweep", "500ms"}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "PADDOCK_HOME="+data, "CLAUDE_CONFIG_DIR=")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, DataDir: data, stderr: &lockedBuffer{}}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("paddock did not stop within 10 s of SIGINT")
+		}
+		if t.Failed() {
+			t.Logf("paddock stderr:\n%s", s.stderr.String())
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	inURLs := false
+	for s.PairLink == "" {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no pair link from paddock serve; stderr:\n%s", s.stderr.String())
+		case l := <-lines:
+			switch {
+			case strings.HasPrefix(l, "paddock is serving"):
+				inURLs = true
+			case inURLs && strings.HasPrefix(l, "  https://"):
+				s.URLs = append(s.URLs, strings.TrimSpace(l))
+			case strings.HasPrefix(l, "pair link: "):
+				s.PairLink = strings.TrimPrefix(l, "pair link: ")
+			default:
+				inURLs = false
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,132 @@
+package catalog
+
+import (
+	"container/list"
+	"context"
+	"os"
+	"slices"
+	"sync"
+
+	"paddock/internal/session"
+)
+
+// conversationCacheSize bounds the conversation cache: enough for the
+// sessions a user flips between, small enough that long transcripts cannot
+// grow paddock's memory without limit.
+const conversationCacheSize = 64
+
+// Messages returns a session's conversation, oldest first. It is cached per
+// session under the signature of its history file (path, size, mtime in ns,
+// device and inode) and re-read when that changes — a session keeps being
+// written while it is open, so a cache keyed by session alone would go stale
+// (seed 002 §6). The caller gets its own copy.
+func (c *Catalog) Messages(ctx context.Context, k session.Key) ([]session.Message, error) {
+	info, err := c.Get(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	s := c.byName[k.Runtime] // Get succeeded, so the runtime exists
+	// Stat before reading: if the file grows during the read, the cached
+	// copy carries the older signature and the next call reads again. The
+	// other order could pin stale content under a current signature.
+	sig, ok := statSignature(info.Path)
+	if ok {
+		if msgs, hit := c.conv.get(k, sig); hit {
+			return slices.Clone(msgs), nil
+		}
+	}
+	msgs, err := s.Conversation(ctx, k.ID)
+	if err != nil {
+		return nil, err
+	}
+	// Without a signature (no path, or stat failed) there is nothing to
+	// validate a cached copy against, so it is not cached.
+	if ok {
+		// Cloned so a scanner reusing its slice cannot change the cache.
+		c.conv.put(k, sig, slices.Clone(msgs))
+	}
+	return slices.Clone(msgs), nil
+}
+
+// fileSignature identifies one version of a history file. Size and mtime
+// catch appends; device and inode catch a file replaced by rename. For a
+// SQLite history (OpenCode, Cursor's store.db) new rows land in the "-wal"
+// file and the database file itself stays untouched until a checkpoint, so
+// the WAL's size and mtime are part of the signature when it exists (seed
+// 002 §2.5 and §6); for a JSONL history that is one failed stat.
+type fileSignature struct {
+	path       string
+	size       int64
+	mtimeNs    int64
+	dev, ino   uint64
+	walSize    int64
+	walMtimeNs int64
+}
+
+func statSignature(path string) (fileSignature, bool) {
+	if path == "" {
+		return fileSignature{}, false
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileSignature{}, false
+	}
+	sig := fileSignature{path: path, size: fi.Size(), mtimeNs: fi.ModTime().UnixNano()}
+	sig.dev, sig.ino = fileID(fi)
+	if wal, err := os.Stat(path + "-wal"); err == nil {
+		sig.walSize, sig.walMtimeNs = wal.Size(), wal.ModTime().UnixNano()
+	}
+	return sig, true
+}
+
+// convCache is a small LRU of conversations by session key.
+type convCache struct {
+	mu    sync.Mutex
+	max   int
+	order *list.List // of *convEntry, most recently used first
+	byKey map[session.Key]*list.Element
+}
+
+type convEntry struct {
+	key  session.Key
+	sig  fileSignature
+	msgs []session.Message
+}
+
+func newConvCache(max int) *convCache {
+	return &convCache{max: max, order: list.New(), byKey: make(map[session.Key]*list.Element)}
+}
+
+// get returns the cached messages when they were read under sig. The slice
+// is shared: callers clone it before handing it out.
+func (cc *convCache) get(k session.Key, sig fileSignature) ([]session.Message, bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	el, ok := cc.byKey[k]
+	if !ok {
+		return nil, false
+	}
+	e := el.Value.(*convEntry)
+	if e.sig != sig {
+		return nil, false
+	}
+	cc.order.MoveToFront(el)
+	return e.msgs, true
+}
+
+func (cc *convCache) put(k session.Key, sig fileSignature, msgs []session.Message) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if el, ok := cc.byKey[k]; ok {
+		e := el.Value.(*convEntry)
+		e.sig, e.msgs = sig, msgs
+		cc.order.MoveToFront(el)
+		return
+	}
+	cc.byKey[k] = cc.order.PushFront(&convEntry{key: k, sig: sig, msgs: msgs})
+	for cc.order.Len() > cc.max {
+		last := cc.order.Back()
+		cc.order.Remove(last)
+		delete(cc.byKey, last.Value.(*convEntry).key)
+	}
+}

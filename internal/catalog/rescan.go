@@ -1,0 +1,173 @@
+package catalog
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"paddock/internal/session"
+)
+
+// scanResult is one runtime's answer to one rescan.
+type scanResult struct {
+	infos []session.Info
+	err   error
+}
+
+// Rescan scans every runtime now, updates the list and publishes one Change
+// naming the sessions that were added, changed or removed (none when nothing
+// differs). It returns when that is done, or early when ctx ends — a rescan
+// cut short by ctx changes nothing. Rescans never overlap: a second caller
+// waits for the first.
+func (c *Catalog) Rescan(ctx context.Context) {
+	select {
+	case c.scanSem <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-c.scanSem }()
+
+	results := c.scanAll(ctx)
+	if ctx.Err() != nil {
+		// Runtimes cut short would look failed (or, on the first scan,
+		// empty); better to apply nothing and leave Loaded false.
+		return
+	}
+	c.logErrors(results)
+	change := c.apply(results)
+	first := !c.Loaded()
+	c.markLoaded()
+	if first {
+		// The first scan always reports, even when it found nothing, so a
+		// board showing its loading state learns it may now say "no sessions".
+		change.Full = true
+	}
+	if first || len(change.Updated) > 0 || len(change.Removed) > 0 {
+		c.publish(change)
+	}
+}
+
+// scanAll runs every scanner concurrently (their disk I/O overlaps, seed 002
+// §2.1) and waits for all of them. No lock is held meanwhile.
+func (c *Catalog) scanAll(ctx context.Context) []scanResult {
+	results := make([]scanResult, len(c.scanners))
+	var wg sync.WaitGroup
+	for i, s := range c.scanners {
+		wg.Go(func() {
+			sctx, cancel := context.WithTimeout(ctx, c.opts.ScanTimeout)
+			defer cancel()
+			results[i] = c.scanOne(sctx, s)
+		})
+	}
+	wg.Wait()
+	return results
+}
+
+// scanOne turns a panic into an error: one runtime choking on an odd history
+// file must not take the dashboard down with it (seed 002 §2.1).
+func (c *Catalog) scanOne(ctx context.Context, s Scanner) (r scanResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = scanResult{err: fmt.Errorf("scanner panicked: %v", p)}
+		}
+	}()
+	infos, err := s.Scan(ctx, c.opts.Limit, c.keep(s.Runtime()))
+	return scanResult{infos: infos, err: err}
+}
+
+// keep returns the IDs a runtime must list even past the limit: pinned
+// sessions. Nothing is pinned yet; the parameter is plumbed so scanners
+// already honour it when pins arrive.
+func (c *Catalog) keep(runtime string) []string { return nil }
+
+// logErrors logs a runtime's Scan error once per distinct message: the sweep
+// retries every few seconds and the same failure should not flood the log.
+// Recovery is logged too, so the log shows when the runtime's list is fresh
+// again.
+func (c *Catalog) logErrors(results []scanResult) {
+	for i, r := range results {
+		rt := c.scanners[i].Runtime()
+		switch {
+		case r.err != nil:
+			msg := r.err.Error()
+			if c.lastErr[rt] != msg {
+				c.lastErr[rt] = msg
+				c.log.Warn("scan failed; keeping previous result",
+					slog.String("runtime", rt), slog.Any("err", r.err))
+			}
+		case c.lastErr[rt] != "":
+			delete(c.lastErr, rt)
+			c.log.Info("scan recovered", slog.String("runtime", rt))
+		}
+	}
+}
+
+// apply merges successful results into the list and returns what changed.
+// A failed runtime keeps its previous good result: an empty list would tell
+// the user their sessions are gone (seed 002 §2.5).
+func (c *Catalog) apply(results []scanResult) Change {
+	var ch Change
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, r := range results {
+		if r.err != nil {
+			continue
+		}
+		rt := c.scanners[i].Runtime()
+		next := make(map[string]session.Info, len(r.infos))
+		for _, info := range r.infos {
+			if info.ID == "" {
+				continue // unaddressable; nothing could link to it
+			}
+			// The scanner's own name wins so one runtime's result can never
+			// overwrite another's keys.
+			info.Runtime = rt
+			if _, dup := next[info.ID]; dup {
+				continue // scanners list newest first: keep the first
+			}
+			next[info.ID] = info
+		}
+		prev := c.byRuntime[rt]
+		for id, info := range next {
+			if old, ok := prev[id]; !ok || !sameInfo(old, info) {
+				ch.Updated = append(ch.Updated, info.Key())
+			}
+		}
+		for id := range prev {
+			if _, ok := next[id]; !ok {
+				ch.Removed = append(ch.Removed, session.Key{Runtime: rt, ID: id})
+			}
+		}
+		c.byRuntime[rt] = next
+	}
+	if len(ch.Updated) > 0 || len(ch.Removed) > 0 {
+		c.rebuildSorted()
+	}
+	// Map order is random; sorted keys make Changes repeatable.
+	slices.SortFunc(ch.Updated, compareKeys)
+	slices.SortFunc(ch.Removed, compareKeys)
+	return ch
+}
+
+func compareKeys(a, b session.Key) int {
+	if c := cmp.Compare(a.Runtime, b.Runtime); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// sameInfo is field-wise equality, with times compared as instants: a
+// scanner may produce the same moment with another location or without the
+// monotonic reading, which == would call a change. Comparing the rest with ==
+// also means a future non-comparable field in session.Info breaks the build
+// here instead of silently being ignored.
+func sameInfo(a, b session.Info) bool {
+	if !a.Created.Equal(b.Created) || !a.Updated.Equal(b.Updated) {
+		return false
+	}
+	a.Created, a.Updated = b.Created, b.Updated
+	return a == b
+}

@@ -1,0 +1,218 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Run loads the catalog and keeps it current until ctx is done: the first
+// scan (all runtimes at once, each failure isolated), then a rescan shortly
+// after any change in a watched directory and a sweep every SweepInterval.
+// Start it on its own goroutine: the first scan can take a while and the
+// board must not wait for it (Loaded and WaitLoaded say when it is done).
+//
+// Run returns nil once ctx is done, after every goroutine it started has
+// ended; it returns an error only when it is already running.
+func (c *Catalog) Run(ctx context.Context) error {
+	if !c.running.CompareAndSwap(false, true) {
+		return errors.New("catalog: Run is already running")
+	}
+	defer c.running.Store(false)
+
+	ws := c.newWatchSet()
+	defer ws.close()
+
+	// Watch before the first scan, so a change made while it runs is not
+	// lost; the kernel queues the events until the loop below reads them.
+	ws.sync(c.scanners)
+	c.Rescan(ctx)
+	if ctx.Err() != nil {
+		return nil
+	}
+
+	// Debounce by delay from the first event of a burst, not from the last:
+	// an agent streaming an answer writes many times a second, and a timer
+	// reset by every write would postpone the update until the agent stops.
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	armed := false
+	arm := func() {
+		if !armed {
+			armed = true
+			debounce.Reset(c.opts.Debounce)
+		}
+	}
+	defer debounce.Stop()
+
+	sweep := time.NewTicker(c.opts.SweepInterval)
+	defer sweep.Stop()
+
+	rescan := func() {
+		c.Rescan(ctx)
+		// A directory that just appeared may already hold changes written
+		// before its watch existed: one more (cheap) scan picks them up.
+		if ws.sync(c.scanners) {
+			arm()
+		}
+	}
+	if ws.sync(c.scanners) {
+		arm()
+	}
+
+	var lastWatchErr string
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-ws.events():
+			if !ok {
+				ws.stop() // watcher gone: the sweep carries on alone
+				continue
+			}
+			if ev.Op == fsnotify.Chmod {
+				continue // attribute noise; content changes come as Write/Create/Remove/Rename
+			}
+			arm()
+		case err, ok := <-ws.errors():
+			if !ok {
+				ws.stop()
+				continue
+			}
+			// Overflow or any other watcher error means events were lost;
+			// every rescan is a full one, so a rescan recovers.
+			level := slog.LevelWarn
+			if err.Error() == lastWatchErr {
+				level = slog.LevelDebug
+			}
+			lastWatchErr = err.Error()
+			c.log.Log(ctx, level, "file watcher error; rescanning",
+				slog.Bool("overflow", errors.Is(err, fsnotify.ErrEventOverflow)), slog.Any("err", err))
+			arm()
+		case <-debounce.C:
+			armed = false
+			rescan()
+		case <-sweep.C:
+			rescan()
+		}
+	}
+}
+
+// watchSet is Run's fsnotify watcher and its directory bookkeeping; it is
+// used only on Run's goroutine. A nil watcher means "sweep only".
+type watchSet struct {
+	c      *Catalog
+	w      *fsnotify.Watcher
+	failed map[string]string // dir → last Add error logged, so retries stay quiet
+}
+
+func (c *Catalog) newWatchSet() *watchSet {
+	ws := &watchSet{c: c, failed: make(map[string]string)}
+	if c.opts.DisableWatch {
+		return ws
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		// Typically the inotify instance limit; the sweep still keeps the
+		// board current, only slower.
+		c.log.Warn("file watching unavailable; relying on the periodic sweep",
+			slog.Duration("sweep", c.opts.SweepInterval), slog.Any("err", err))
+		return ws
+	}
+	ws.w = w
+	return ws
+}
+
+// events and errors return nil channels (never ready) without a watcher.
+func (ws *watchSet) events() <-chan fsnotify.Event {
+	if ws.w == nil {
+		return nil
+	}
+	return ws.w.Events
+}
+
+func (ws *watchSet) errors() <-chan error {
+	if ws.w == nil {
+		return nil
+	}
+	return ws.w.Errors
+}
+
+func (ws *watchSet) stop() {
+	ws.close()
+	ws.w = nil
+}
+
+func (ws *watchSet) close() {
+	if ws.w != nil {
+		// Close waits for fsnotify's reader goroutine to end.
+		_ = ws.w.Close()
+	}
+}
+
+// sync makes the watched set match what the scanners ask for now: it adds
+// new directories (and ones that did not exist before — a runtime installed
+// after paddock started), drops ones no longer asked for, and reports
+// whether it added any. fsnotify is not recursive, so each directory is
+// watched on its own. The watcher's own list is the truth: inotify drops the
+// watch of a deleted directory, and a recreated one is then added again.
+func (ws *watchSet) sync(scanners []Scanner) (added bool) {
+	if ws.w == nil {
+		return false
+	}
+	want := make(map[string]bool)
+	for _, s := range scanners {
+		for _, d := range s.WatchDirs() {
+			if d != "" {
+				want[filepath.Clean(d)] = true
+			}
+		}
+	}
+	have := make(map[string]bool)
+	for _, d := range ws.w.WatchList() {
+		have[d] = true
+	}
+	log := ws.c.log
+	for d := range want {
+		if have[d] {
+			continue
+		}
+		if err := ws.w.Add(d); err != nil {
+			if msg := err.Error(); ws.failed[d] != msg {
+				ws.failed[d] = msg
+				// A missing directory is normal (runtime not installed or
+				// not used yet); anything else, such as the inotify watch
+				// limit, is worth a warning.
+				level := slog.LevelWarn
+				if errors.Is(err, fs.ErrNotExist) {
+					level = slog.LevelDebug
+				}
+				log.Log(context.Background(), level, "cannot watch directory; the sweep covers it",
+					slog.String("dir", d), slog.Any("err", err))
+			}
+			continue
+		}
+		delete(ws.failed, d)
+		added = true
+		log.Debug("watching directory", slog.String("dir", d))
+		if ws.c.watchAdded != nil {
+			ws.c.watchAdded(d)
+		}
+	}
+	for d := range have {
+		if !want[d] {
+			_ = ws.w.Remove(d)
+		}
+	}
+	for d := range ws.failed {
+		if !want[d] {
+			delete(ws.failed, d)
+		}
+	}
+	return added
+}

@@ -1,0 +1,100 @@
+// Package config is paddock's one typed configuration: embedded defaults,
+// the environment's say on where data lives, and flags on top. It is loaded
+// once in main and passed down; nothing reads it from a global.
+package config
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Config is everything paddock serve needs to start.
+type Config struct {
+	DataDir       string // paddock's own files: database, keys, certificates
+	Addr          string // HTTPS dashboard
+	HTTPAddr      string // plain HTTP: CA page and redirect only
+	HookAddr      string // loopback hook listener (later issues)
+	CertFile      string // user-supplied certificate (with KeyFile) instead of the local CA
+	KeyFile       string
+	ExtraHosts    []string      // more names the dashboard answers to (and the leaf covers)
+	ClaudeDir     string        // Claude Code's config dir
+	ScanLimit     int           // sessions listed per runtime
+	SweepInterval time.Duration // periodic rescan, which also notices dead processes
+	PairingTTL    time.Duration
+	LogLevel      slog.Level
+}
+
+// Default returns the embedded defaults, with paths resolved from the
+// environment exactly as the README says.
+func Default(getenv func(string) string) (Config, error) {
+	dir, err := DataDir(getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	claude, err := ClaudeDir(getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{
+		DataDir:       dir,
+		Addr:          ":7443",
+		HTTPAddr:      ":7080",
+		HookAddr:      "127.0.0.1:7081",
+		ClaudeDir:     claude,
+		ScanLimit:     200,
+		SweepInterval: 3 * time.Second,
+		PairingTTL:    10 * time.Minute,
+		LogLevel:      slog.LevelInfo,
+	}, nil
+}
+
+// DataDir is $PADDOCK_HOME, else $XDG_DATA_HOME/paddock, else
+// ~/.local/share/paddock.
+func DataDir(getenv func(string) string) (string, error) {
+	if d := getenv("PADDOCK_HOME"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "paddock"), nil
+	}
+	home, err := homeDir(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share", "paddock"), nil
+}
+
+// ClaudeDir is $CLAUDE_CONFIG_DIR, else ~/.claude.
+func ClaudeDir(getenv func(string) string) (string, error) {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	home, err := homeDir(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".claude"), nil
+}
+
+func homeDir(getenv func(string) string) (string, error) {
+	if h := getenv("HOME"); h != "" {
+		return h, nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil || h == "" {
+		return "", errors.New("config: cannot find the home directory; set HOME or PADDOCK_HOME")
+	}
+	return h, nil
+}
+
+// EnsureDataDir creates the data dir with mode 0700, and tightens an
+// existing one: it holds keys and session secrets.
+func EnsureDataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o700)
+}

@@ -1,0 +1,175 @@
+package claude
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+
+	"paddock/internal/session"
+)
+
+// convRecord is what the conversation loader keeps of a line: its place in
+// the parentUuid tree and, when it has one, the message it shows.
+type convRecord struct {
+	uuid, parent  string
+	msg           *session.Message
+	messageID     string // assistant message.id, to join a message split over lines
+	leafCandidate bool   // a user or assistant record of the main thread
+}
+
+// transcript is a whole file read for its conversation.
+type transcript struct {
+	records  []convRecord
+	badLines int
+}
+
+// readTranscript reads every line of the file. A broken or over-long line
+// is counted and skipped; a read error ends the file early and is returned
+// with what was read.
+func readTranscript(ctx context.Context, f io.Reader) (*transcript, error) {
+	t := &transcript{}
+	lr := newLineReader(f)
+	for n := 0; ; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return t, ctx.Err()
+		}
+		line, tooLong, err := lr.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return t, nil
+			}
+			return t, err
+		}
+		if tooLong {
+			t.badLines++
+			continue
+		}
+		if len(line) == 0 {
+			continue
+		}
+		r, err := parseLine(line)
+		if err != nil {
+			t.badLines++
+			continue
+		}
+		t.add(&r)
+	}
+}
+
+func (t *transcript) add(r *record) {
+	c := convRecord{uuid: r.UUID, parent: r.Parent}
+	isMessage := r.Type == typeUser || r.Type == typeAssistant
+	c.leafCandidate = isMessage && !r.Sidechain && r.UUID != ""
+	if text, ok := r.prompt(); ok {
+		c.msg = &session.Message{Role: session.RoleUser, Text: text, Time: r.Time}
+	} else if text, ok := r.answer(); ok {
+		c.msg = &session.Message{Role: session.RoleAssistant, Text: text, Time: r.Time}
+		c.messageID = r.MessageID
+	}
+	if c.uuid == "" && c.msg == nil {
+		return // bookkeeping outside the tree
+	}
+	t.records = append(t.records, c)
+}
+
+// messages returns the conversation of the current branch in file order.
+//
+// A transcript is a tree: each record names its parentUuid, and rewinding
+// or editing an earlier prompt starts a new branch from an older record.
+// The current branch ends at the last message record appended (the leaf);
+// walking parentUuid back from it gives the branch. A record is left out
+// when it hangs off that branch at some ancestor but is not on it — it
+// belongs to an abandoned branch. Records that never reach the branch at all
+// (no uuid, a null parent in fixtures and old versions, a parent from
+// another file) are kept in file order, since nothing says they were
+// abandoned.
+func (t *transcript) messages() []session.Message {
+	parent := make(map[string]string, len(t.records))
+	leaf := ""
+	for _, r := range t.records {
+		if r.uuid != "" {
+			parent[r.uuid] = r.parent
+		}
+		if r.leafCandidate {
+			leaf = r.uuid
+		}
+	}
+	branch := make(map[string]bool)
+	for u := leaf; u != "" && !branch[u]; u = parent[u] {
+		branch[u] = true
+	}
+	abandoned := newBranchTest(parent, branch)
+
+	var out []session.Message
+	lastID := ""
+	for _, r := range t.records {
+		if r.msg == nil || (r.uuid != "" && abandoned.test(r.uuid)) {
+			continue
+		}
+		// Claude writes one API message as several lines (text, thinking,
+		// tool_use) sharing message.id; their texts form one answer.
+		if r.messageID != "" && r.messageID == lastID && len(out) > 0 {
+			prev := &out[len(out)-1]
+			prev.Text += "\n\n" + r.msg.Text
+			continue
+		}
+		out = append(out, *r.msg)
+		lastID = r.messageID
+	}
+	return out
+}
+
+// branchTest answers "is this record on an abandoned branch?" with memoised
+// parent walks, so a long transcript is still linear work.
+type branchTest struct {
+	parent map[string]string
+	branch map[string]bool
+	memo   map[string]bool
+}
+
+func newBranchTest(parent map[string]string, branch map[string]bool) *branchTest {
+	return &branchTest{parent: parent, branch: branch, memo: make(map[string]bool)}
+}
+
+func (b *branchTest) test(uuid string) bool {
+	if b.branch[uuid] {
+		return false
+	}
+	// Walk up until the branch, a known answer, or the end of the chain.
+	var path []string
+	seen := make(map[string]bool)
+	result := false
+	for u := uuid; ; {
+		if v, ok := b.memo[u]; ok {
+			result = v
+			break
+		}
+		if b.branch[u] {
+			result = true // joined the branch from the side: abandoned
+			break
+		}
+		path = append(path, u)
+		seen[u] = true
+		p, ok := b.parent[u]
+		if !ok || p == "" || seen[p] {
+			break // a root, a parent from elsewhere, or a cycle
+		}
+		u = p
+	}
+	for _, u := range path {
+		b.memo[u] = result
+	}
+	return result
+}
+
+// conversation loads the messages of the transcript at path.
+func conversation(ctx context.Context, path string) ([]session.Message, *transcript, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	t, err := readTranscript(ctx, f)
+	return t.messages(), t, err
+}

@@ -1,0 +1,89 @@
+package claude
+
+import (
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+const (
+	// maxTitleRunes keeps a title to one line on a phone.
+	maxTitleRunes = 120
+	// maxPromptRunes bounds FirstPrompt and LastPrompt: a pasted log must
+	// not make every list entry (and every list sent to a phone) huge.
+	maxPromptRunes = 2000
+)
+
+// oneLine collapses all white space (newlines included) into single spaces,
+// trims, and caps the result at max runes with an ellipsis.
+func oneLine(s string, max int) string {
+	return capRunes(strings.Join(strings.Fields(s), " "), max)
+}
+
+// capRunes cuts s to at most max runes, marking the cut with "…".
+func capRunes(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max-1 {
+			return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// isKebab reports whether s looks like a generated slug ("fix-auth-bug")
+// rather than a readable title. Claude 2.1+ writes such slugs as session
+// display names and sometimes as AI titles.
+func isKebab(s string) bool {
+	if !strings.Contains(s, "-") || strings.HasPrefix(s, "-") || strings.HasSuffix(s, "-") || strings.Contains(s, "--") {
+		return false
+	}
+	for _, c := range s {
+		if c != '-' && !unicode.IsLower(c) && !unicode.IsDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// shortProject is the display form of a working directory: "~" for the
+// home directory itself, otherwise its last element. Both separators count,
+// since transcripts copied from Windows carry "e:\\src\\app".
+func shortProject(cwd, home string) string {
+	if cwd == "" {
+		return ""
+	}
+	if home != "" && filepath.Clean(cwd) == filepath.Clean(home) {
+		return "~"
+	}
+	trimmed := strings.TrimRight(cwd, `/\`)
+	if trimmed == "" {
+		return cwd[:1]
+	}
+	if i := strings.LastIndexAny(trimmed, `/\`); i >= 0 {
+		return trimmed[i+1:]
+	}
+	return trimmed
+}
+
+// validID reports whether id can name a session file. Ids come from URLs,
+// so nothing that could reach outside projects/*/ — separators, dots,
+// glob characters — is accepted before a path is built from it. Old-style
+// "agent-*" files are subagent transcripts, never sessions.
+func validID(id string) bool {
+	if id == "" || len(id) > 128 || strings.HasPrefix(id, "agent-") {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

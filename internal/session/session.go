@@ -1,0 +1,85 @@
+// Package session holds the domain types every runtime scanner produces and
+// every view consumes: a session's list entry (Info) and its conversation
+// (Message). It has no I/O and imports nothing from HTTP, SQL or any agent.
+package session
+
+import (
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned when a runtime has no session with the given id.
+var ErrNotFound = errors.New("session not found")
+
+// Key identifies a session across runtimes: "runtime:nativeID".
+type Key struct {
+	Runtime string
+	ID      string
+}
+
+func (k Key) String() string { return k.Runtime + ":" + k.ID }
+
+// Where a session's effective time came from (seed 002 §2.4).
+const (
+	TimeFromFile  = "file_mtime"
+	TimeFromEvent = "event_time_stale_mtime"
+)
+
+// Where a session's title came from, best first.
+const (
+	TitleCustom  = "custom"
+	TitleAI      = "ai"
+	TitleSummary = "summary"
+	TitlePrompt  = "prompt"
+)
+
+// Info is one session's list entry. Scanners fill it from the agent's own
+// files (read-only) and process table; zero values mean "unknown".
+type Info struct {
+	Runtime     string
+	ID          string
+	Cwd         string
+	Project     string // short form of Cwd for display (last path element, ~ for home)
+	Title       string
+	TitleSource string
+	FirstPrompt string
+	LastPrompt  string
+	PromptCount int // real human prompts seen while listing (head and tail only)
+	Created     time.Time
+	Updated     time.Time // effective session time
+	TimeSource  string
+	Model       string
+	Live        bool   // a local process of the agent holds this session now
+	PID         int    // that process, when Live
+	Tmux        string // "session:@window.%pane" where the agent reported it
+	State       string // coarse state from the agent's own files: "idle", "busy", "waiting", or ""
+	WaitingFor  string // what the agent waits for when State is "waiting"
+	ParentKey   string // "runtime:id" of a parent session (subagents, teams)
+	Path        string // the history file this entry was read from
+}
+
+// Key returns the session's cross-runtime key.
+func (i Info) Key() Key { return Key{Runtime: i.Runtime, ID: i.ID} }
+
+// Roles a Message may have. Nothing else is ever shown as conversation.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Message is one turn of a conversation: real human input or a readable
+// assistant answer. Time may be zero when the history has none.
+type Message struct {
+	Role string
+	Text string
+	Time time.Time
+}
+
+// EffectiveTime applies seed 002 §2.4: a file touched more than an hour
+// after its last real event is dated by that event, not by its mtime.
+func EffectiveTime(fileMtime, lastEvent time.Time) (time.Time, string) {
+	if !lastEvent.IsZero() && fileMtime.Sub(lastEvent) > time.Hour {
+		return lastEvent, TimeFromEvent
+	}
+	return fileMtime, TimeFromFile
+}

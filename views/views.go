@@ -1,0 +1,89 @@
+// Package views renders paddock's HTML with templ components. Components take
+// the plain view structs below — already formatted, already sanitised — so
+// they hold no logic beyond layout and never reach into domain packages.
+package views
+
+import "html/template"
+
+// Assets are the content-addressed URLs every page links to.
+type Assets struct {
+	CSS, ChromaCSS, AppJS, HTMX, HTMXWS, Icon, Manifest string
+}
+
+// Page is what the layout needs around any view.
+type Page struct {
+	Title  string
+	Assets Assets
+	CSRF   string // per-session token sent by htmx as X-CSRF-Token; "" on public pages
+	WSURL  string // websocket to connect to; "" for none
+}
+
+// Card is one session on the LIVE board.
+type Card struct {
+	DOMID       string // stable element id, e.g. "card-claude-<id>"
+	URL         string
+	Runtime     string
+	Project     string
+	Cwd         string
+	Title       string
+	Prompt      string // last real prompt, for a second line
+	UpdatedISO  string
+	UpdatedText string
+	Live        bool
+	State       string // CSS class and label: busy, waiting, idle, ended…
+	StateLabel  string
+}
+
+// Board is the LIVE board.
+type Board struct {
+	Loaded bool // false until the first scan finished: show a skeleton, never "no sessions"
+	Cards  []Card
+}
+
+// Message is one conversation turn, ready to show.
+type Message struct {
+	Role     string        // "user" or "assistant"
+	Text     string        // user text, shown verbatim (escaped)
+	HTML     template.HTML // assistant Markdown, rendered and sanitised
+	TimeISO  string
+	TimeText string
+}
+
+// Conversation is a page of messages plus the link to the page before it.
+type Conversation struct {
+	Messages []Message
+	OlderURL string // "" when this page starts at the first message
+}
+
+// Session is the session page.
+type Session struct {
+	Card         Card
+	Model        string
+	Conversation Conversation
+	Total        int
+}
+
+// Pair is the "pair this device" page.
+type Pair struct {
+	Code    string // from the link; posted back with the form
+	Error   string
+	HasCode bool
+	CAURL   string
+}
+
+// CA is the certificate authority page (also served over plain HTTP).
+type CA struct {
+	HasCA        bool
+	Fingerprint  string
+	PEMURL       string
+	DERURL       string
+	ProfileURL   string
+	DashboardURL string
+}
+
+// Error is a full-page error.
+type Error struct {
+	Status  int
+	Title   string
+	Message string
+}

@@ -1,0 +1,155 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v5"
+
+	"paddock/internal/catalog"
+	"paddock/internal/session"
+)
+
+// sessionJSON is the API's view of a session (design.md's SessionInfo).
+type sessionJSON struct {
+	Key         string     `json:"key"`
+	Runtime     string     `json:"runtime"`
+	ID          string     `json:"id"`
+	Cwd         string     `json:"cwd"`
+	Project     string     `json:"project"`
+	Title       string     `json:"title"`
+	TitleSource string     `json:"title_source,omitempty"`
+	FirstPrompt string     `json:"first_prompt,omitempty"`
+	LastPrompt  string     `json:"last_prompt,omitempty"`
+	Created     *time.Time `json:"created,omitempty"`
+	Updated     *time.Time `json:"updated,omitempty"`
+	TimeSource  string     `json:"time_source,omitempty"`
+	Model       string     `json:"model,omitempty"`
+	Live        bool       `json:"live"`
+	PID         int        `json:"pid,omitempty"`
+	Tmux        string     `json:"tmux,omitempty"`
+	State       string     `json:"state"`
+	WaitingFor  string     `json:"waiting_for,omitempty"`
+	ParentKey   string     `json:"parent_key,omitempty"`
+	HistoryPath string     `json:"history_path,omitempty"`
+	URL         string     `json:"url"`
+}
+
+type messageJSON struct {
+	Index int        `json:"index"`
+	Role  string     `json:"role"`
+	Text  string     `json:"text"`
+	Time  *time.Time `json:"time,omitempty"`
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func toJSON(in session.Info) sessionJSON {
+	state, _ := stateOf(in)
+	return sessionJSON{
+		Key: in.Key().String(), Runtime: in.Runtime, ID: in.ID, Cwd: in.Cwd, Project: in.Project,
+		Title: in.Title, TitleSource: in.TitleSource, FirstPrompt: in.FirstPrompt, LastPrompt: in.LastPrompt,
+		Created: timePtr(in.Created), Updated: timePtr(in.Updated), TimeSource: in.TimeSource, Model: in.Model,
+		Live: in.Live, PID: in.PID, Tmux: in.Tmux, State: state, WaitingFor: in.WaitingFor,
+		ParentKey: in.ParentKey, HistoryPath: in.Path, URL: sessionURL(in.Key()),
+	}
+}
+
+func intParam(c *echo.Context, name string, def, lo, hi int) (int, error) {
+	v := c.QueryParam(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, newError(http.StatusBadRequest, "bad_"+name, name+" must be a whole number from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi)+".")
+	}
+	return n, nil
+}
+
+// apiSessions lists sessions, newest activity first.
+func (s *Server) apiSessions(c *echo.Context) error {
+	limit, err := intParam(c, "limit", 100, 1, 1000)
+	if err != nil {
+		return err
+	}
+	f := catalog.Filter{Runtime: c.QueryParam("runtime"), Query: c.QueryParam("q"), Limit: limit}
+	switch c.QueryParam("live") {
+	case "":
+	case "1", "true":
+		t := true
+		f.Live = &t
+	case "0", "false":
+		t := false
+		f.Live = &t
+	default:
+		return newError(http.StatusBadRequest, "bad_live", "live must be true or false.")
+	}
+	list := s.opts.Sessions.List(f)
+	out := make([]sessionJSON, 0, len(list))
+	for _, in := range list {
+		out = append(out, toJSON(in))
+	}
+	return c.JSON(http.StatusOK, map[string]any{"loaded": s.opts.Sessions.Loaded(), "sessions": out})
+}
+
+func (s *Server) apiSession(c *echo.Context) error {
+	k, err := sessionKey(c)
+	if err != nil {
+		return err
+	}
+	in, err := s.opts.Sessions.Get(c.Request().Context(), k)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"session": toJSON(in)})
+}
+
+// apiMessages returns one page of the conversation, oldest first. The
+// cursor is a message index, so pages stay stable while the agent appends.
+func (s *Server) apiMessages(c *echo.Context) error {
+	k, err := sessionKey(c)
+	if err != nil {
+		return err
+	}
+	msgs, err := s.opts.Sessions.Messages(c.Request().Context(), k)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(c, "limit", 200, 1, 1000)
+	if err != nil {
+		return err
+	}
+	before, err := intParam(c, "before", len(msgs), 0, 1<<31-1)
+	if err != nil {
+		return err
+	}
+	to := min(before, len(msgs))
+	from := max(to-limit, 0)
+	out := make([]messageJSON, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, messageJSON{Index: i, Role: msgs[i].Role, Text: msgs[i].Text, Time: timePtr(msgs[i].Time)})
+	}
+	resp := map[string]any{"total": len(msgs), "messages": out}
+	if from > 0 {
+		resp["next_before"] = from
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+// apiHealth says paddock is up. It is public, so it carries no secrets and
+// nothing about sessions beyond whether the first scan is done.
+func (s *Server) apiHealth(c *echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{
+		"status":   "ok",
+		"version":  s.opts.Version,
+		"loaded":   s.opts.Sessions.Loaded(),
+		"uptime_s": int(s.opts.Now().Sub(s.started).Seconds()),
+	})
+}

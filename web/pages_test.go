@@ -1,0 +1,225 @@
+package web
+
+import (
+	"crypto/x509"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+func parseHTML(t *testing.T, body string) *goquery.Document {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func TestBoardShowsSessions(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	w := r.do(r.srv.Handler(), http.MethodGet, "/", withCookie(tok))
+	if w.Code != http.StatusOK {
+		t.Fatalf("board: %d", w.Code)
+	}
+	doc := parseHTML(t, w.Body.String())
+	cards := doc.Find(`[data-testid="card"]`)
+	if cards.Length() != 1 {
+		t.Fatalf("%d cards, want 1", cards.Length())
+	}
+	if href, _ := cards.Attr("href"); href != "/s/claude/"+sessionA {
+		t.Fatalf("card link %q", href)
+	}
+	if title := strings.TrimSpace(cards.Find(".title").Text()); title != "first question about the build" {
+		t.Fatalf("card title %q", title)
+	}
+	if p := cards.Find(".agent").Text(); p != "claude" {
+		t.Fatalf("agent %q", p)
+	}
+	if doc.Find(`[ws-connect]`).Length() != 1 {
+		t.Fatal("board does not connect its websocket")
+	}
+	if v, _ := doc.Find("body").Attr("hx-headers"); !strings.Contains(v, r.csrf(tok)) {
+		t.Fatalf("body hx-headers %q lacks the CSRF token", v)
+	}
+}
+
+func TestSessionPage(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	w := r.do(r.srv.Handler(), http.MethodGet, "/s/claude/"+sessionA, withCookie(tok))
+	if w.Code != http.StatusOK {
+		t.Fatalf("session page: %d", w.Code)
+	}
+	doc := parseHTML(t, w.Body.String())
+	msgs := doc.Find(`[data-testid="message"]`)
+	if msgs.Length() != 4 {
+		t.Fatalf("%d messages, want 4", msgs.Length())
+	}
+	roles := msgs.Map(func(_ int, s *goquery.Selection) string { r, _ := s.Attr("data-role"); return r })
+	if strings.Join(roles, ",") != "user,assistant,user,assistant" {
+		t.Fatalf("roles %v", roles)
+	}
+	if got := msgs.Eq(1).Find("strong").Text(); got != "Bold" {
+		t.Fatalf("assistant Markdown not rendered: %q", got)
+	}
+	if msgs.Eq(2).Find("script").Length() != 0 || !strings.Contains(msgs.Eq(2).Text(), "<script>alert(1)</script>") {
+		t.Fatal("user text was not escaped")
+	}
+	if cwd := doc.Find(`[data-testid="cwd"]`).Text(); cwd != projectPath {
+		t.Fatalf("cwd %q", cwd)
+	}
+}
+
+func TestSessionPageErrors(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	tests := []struct {
+		path string
+		want int
+	}{
+		{"/s/claude/00000000-0000-4000-8000-000000000000", http.StatusNotFound},
+		{"/s/nosuchagent/" + sessionA, http.StatusNotFound},
+		{"/s/claude/bad%20id%2F..", http.StatusBadRequest},
+		{"/s/claude/" + sessionA + "/messages?before=-1", http.StatusBadRequest},
+		{"/s/claude/" + sessionA + "/messages?before=x", http.StatusBadRequest},
+		{"/nowhere", http.StatusNotFound},
+	}
+	for _, tt := range tests {
+		w := r.do(r.srv.Handler(), http.MethodGet, tt.path, withCookie(tok))
+		if w.Code != tt.want {
+			t.Errorf("GET %s: %d, want %d", tt.path, w.Code, tt.want)
+		}
+		if strings.Contains(w.Body.String(), "goroutine") || strings.Contains(w.Body.String(), ".go:") {
+			t.Errorf("GET %s leaks internals: %s", tt.path, w.Body.String())
+		}
+	}
+}
+
+func TestOlderMessagesPaging(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	turns := make([]string, 0, 130)
+	for i := range 130 {
+		turns = append(turns, "turn "+strings.Repeat("x", i%3)+string(rune('A'+i%26)))
+	}
+	writeClaudeSession(t, r.claudeDir, sessionB, turns...)
+	r.cat.Rescan(t.Context())
+	w := r.do(r.srv.Handler(), http.MethodGet, "/s/claude/"+sessionB, withCookie(tok))
+	doc := parseHTML(t, w.Body.String())
+	if n := doc.Find(`[data-testid="message"]`).Length(); n != pageSize {
+		t.Fatalf("first page has %d messages, want %d", n, pageSize)
+	}
+	older, ok := doc.Find(".older").Attr("hx-get")
+	if !ok || !strings.HasSuffix(older, "before=80") {
+		t.Fatalf("older link %q", older)
+	}
+	w = r.do(r.srv.Handler(), http.MethodGet, older, withCookie(tok))
+	doc = parseHTML(t, w.Body.String())
+	if n := doc.Find(`[data-testid="message"]`).Length(); n != pageSize {
+		t.Fatalf("second page has %d", n)
+	}
+	next, _ := doc.Find(".older").Attr("hx-get")
+	w = r.do(r.srv.Handler(), http.MethodGet, next, withCookie(tok))
+	doc = parseHTML(t, w.Body.String())
+	if n := doc.Find(`[data-testid="message"]`).Length(); n != 30 || doc.Find(".older").Length() != 0 {
+		t.Fatalf("last page: %d messages, sentinel %d", n, doc.Find(".older").Length())
+	}
+}
+
+func TestAPIWithBearerToken(t *testing.T) {
+	r := newRig(t)
+	tok, _, err := r.auth.CreateToken(t.Context(), "script")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bearer := withHeader("Authorization", "Bearer "+tok)
+	w := r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions", bearer)
+	if w.Code != http.StatusOK {
+		t.Fatalf("list: %d %s", w.Code, w.Body.String())
+	}
+	var list struct {
+		Loaded   bool
+		Sessions []sessionJSON
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &list); err != nil {
+		t.Fatal(err)
+	}
+	if !list.Loaded || len(list.Sessions) != 1 || list.Sessions[0].ID != sessionA || list.Sessions[0].Cwd != projectPath || list.Sessions[0].Live {
+		t.Fatalf("list %+v", list)
+	}
+
+	w = r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions/claude/"+sessionA+"/messages?limit=3", bearer)
+	var page struct {
+		Total      int
+		Messages   []messageJSON
+		NextBefore int `json:"next_before"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil {
+		t.Fatal(err)
+	}
+	if page.Total != 4 || len(page.Messages) != 3 || page.Messages[0].Index != 1 || page.NextBefore != 1 || page.Messages[2].Text != "second answer" {
+		t.Fatalf("page %+v", page)
+	}
+
+	for _, tt := range []struct {
+		path string
+		want int
+		code string
+	}{
+		{"/api/v1/sessions?limit=0", 400, "bad_limit"},
+		{"/api/v1/sessions?live=maybe", 400, "bad_live"},
+		{"/api/v1/sessions/claude/nope", 404, "not_found"},
+		{"/api/v1/sessions/claude/" + sessionA + "/messages?before=abc", 400, "bad_before"},
+	} {
+		w := r.do(r.srv.Handler(), http.MethodGet, tt.path, bearer)
+		if w.Code != tt.want || decodeError(t, w.Body.Bytes()) != tt.code {
+			t.Errorf("GET %s: %d %s", tt.path, w.Code, w.Body.String())
+		}
+	}
+	if w := r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions", withHeader("Authorization", "Bearer pdk_wrong")); w.Code != 401 {
+		t.Fatalf("wrong bearer: %d", w.Code)
+	}
+}
+
+func TestHealthHasNoSecrets(t *testing.T) {
+	r := newRig(t)
+	w := r.do(r.srv.Handler(), http.MethodGet, "/api/v1/health")
+	var h map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &h); err != nil || h["status"] != "ok" {
+		t.Fatalf("health %s", w.Body.String())
+	}
+	for k := range h {
+		if k != "status" && k != "version" && k != "loaded" && k != "uptime_s" {
+			t.Errorf("health exposes %q", k)
+		}
+	}
+}
+
+func TestPlainHTTPServesOnlyTheCA(t *testing.T) {
+	r := newRig(t)
+	h := r.srv.PlainHandler()
+	plain := func(q *http.Request) { q.TLS = nil; q.Host = "127.0.0.1:7080" }
+	w := r.do(h, http.MethodGet, "/", plain)
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), r.certs.CAFingerprint()) {
+		t.Fatalf("CA page: %d", w.Code)
+	}
+	w = r.do(h, http.MethodGet, "/ca.crt", plain)
+	if _, err := x509.ParseCertificate(w.Body.Bytes()); err != nil || w.Header().Get("Content-Type") != "application/x-x509-ca-cert" {
+		t.Fatalf("DER download: %v %q", err, w.Header().Get("Content-Type"))
+	}
+	w = r.do(h, http.MethodGet, "/ca.mobileconfig", plain)
+	if w.Header().Get("Content-Type") != "application/x-apple-aspen-config" || !strings.Contains(w.Body.String(), "com.apple.security.root") {
+		t.Fatalf("profile: %q", w.Header().Get("Content-Type"))
+	}
+	for _, p := range []string{"/s/claude/x?y=1", "/api/v1/sessions", "/pair?code=abc"} {
+		w = r.do(h, http.MethodGet, p, plain)
+		if w.Code != http.StatusPermanentRedirect || w.Header().Get("Location") != "https://127.0.0.1:7443"+p {
+			t.Errorf("GET %s: %d → %q", p, w.Code, w.Header().Get("Location"))
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package web
+
+import (
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v5"
+)
+
+// newHTTPS lists every route of the dashboard in one place. Public routes:
+// pairing, the CA page and downloads, static assets, health. Everything
+// else needs a paired device or an API token.
+func (s *Server) newHTTPS() *echo.Echo {
+	e := echo.NewWithConfig(echo.Config{Logger: s.log, HTTPErrorHandler: s.handleError})
+	e.Use(s.logRequests, securityHeaders, s.checkHost, s.identify, s.checkCSRF)
+
+	// Public.
+	e.GET("/pair", s.pairPage)
+	e.POST("/pair", s.pairSubmit)
+	e.GET("/ca", s.caPage)
+	e.GET("/ca.pem", s.caPEM)
+	e.GET("/ca.crt", s.caDER)
+	e.GET("/ca.mobileconfig", s.caProfile)
+	e.GET("/static/*", s.staticAsset)
+	e.GET("/favicon.svg", s.favicon)
+	e.GET("/favicon.ico", s.favicon)
+	e.GET("/api/v1/health", s.apiHealth)
+
+	// Paired devices and tokens only.
+	a := e.Group("", requireAuth)
+	a.GET("/", s.boardPage)
+	a.GET("/s/:runtime/:id", s.sessionPage)
+	a.GET("/s/:runtime/:id/messages", s.olderMessages)
+	a.GET("/ws", s.websocket)
+	a.POST("/logout", s.logout)
+	a.GET("/api/v1/sessions", s.apiSessions)
+	a.GET("/api/v1/sessions/:runtime/:id", s.apiSession)
+	a.GET("/api/v1/sessions/:runtime/:id/messages", s.apiMessages)
+	return e
+}
+
+// newPlain serves the plain-HTTP port: only what a phone needs before it
+// trusts the CA, and a redirect to HTTPS for the rest.
+func (s *Server) newPlain() *echo.Echo {
+	e := echo.NewWithConfig(echo.Config{Logger: s.log, HTTPErrorHandler: s.handleError})
+	e.Use(s.logRequests, securityHeaders, s.checkHost)
+	e.GET("/", s.caPage)
+	e.GET("/ca", s.caPage)
+	e.GET("/ca.pem", s.caPEM)
+	e.GET("/ca.crt", s.caDER)
+	e.GET("/ca.mobileconfig", s.caProfile)
+	e.GET("/static/*", s.staticAsset)
+	e.GET("/favicon.svg", s.favicon)
+	e.RouteNotFound("/*", s.toHTTPS)
+	return e
+}
+
+// httpsURL is the dashboard's address as reached through the given Host.
+func (s *Server) httpsURL(host string) string {
+	h := hostName(host)
+	if ip := net.ParseIP(h); ip != nil && ip.To4() == nil {
+		h = "[" + h + "]"
+	}
+	if s.opts.HTTPSPort == 443 || s.opts.HTTPSPort == 0 {
+		return "https://" + h
+	}
+	return "https://" + h + ":" + strconv.Itoa(s.opts.HTTPSPort)
+}
+
+func (s *Server) toHTTPS(c *echo.Context) error {
+	return c.Redirect(http.StatusPermanentRedirect, s.httpsURL(c.Request().Host)+c.Request().URL.RequestURI())
+}

@@ -1,0 +1,72 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/labstack/echo/v5"
+
+	"paddock/internal/session"
+	"paddock/views"
+)
+
+// sessionKey reads and validates the {runtime}/{id} path parameters. The
+// id is never used to build a path here; scanners validate it again.
+func sessionKey(c *echo.Context) (session.Key, error) {
+	k := session.Key{Runtime: c.Param("runtime"), ID: c.Param("id")}
+	if !validToken(k.Runtime, 32) || !validToken(k.ID, 200) {
+		return k, newError(http.StatusBadRequest, "bad_session_key", "A session address is /s/<runtime>/<id>, with letters, digits, '-', '_' or '.'.")
+	}
+	return k, nil
+}
+
+func validToken(s string, maxLen int) bool {
+	if s == "" || len(s) > maxLen || s == "." || s == ".." {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) sessionPage(c *echo.Context) error {
+	k, err := sessionKey(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	in, err := s.opts.Sessions.Get(ctx, k)
+	if err != nil {
+		return err
+	}
+	msgs, err := s.opts.Sessions.Messages(ctx, k)
+	if err != nil {
+		return err
+	}
+	v := s.sessionView(in, msgs)
+	p := s.page(c, v.Card.Title)
+	p.WSURL = "/ws?" + url.Values{"view": {"session"}, "runtime": {k.Runtime}, "id": {k.ID}}.Encode()
+	return s.render(c, http.StatusOK, views.SessionPage(p, v))
+}
+
+// olderMessages is the htmx fragment for the page of messages before
+// ?before=N, loaded when the user scrolls up.
+func (s *Server) olderMessages(c *echo.Context) error {
+	k, err := sessionKey(c)
+	if err != nil {
+		return err
+	}
+	before, err := strconv.Atoi(c.QueryParam("before"))
+	if err != nil || before < 0 {
+		return newError(http.StatusBadRequest, "bad_cursor", "before must be a message index (a whole number ≥ 0).")
+	}
+	msgs, err := s.opts.Sessions.Messages(c.Request().Context(), k)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.OlderPage(s.conversationPage(k, msgs, before)))
+}

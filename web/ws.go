@@ -1,0 +1,154 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/labstack/echo/v5"
+
+	"paddock/internal/session"
+)
+
+const (
+	viewBoard   = "board"
+	viewSession = "session"
+
+	wsWriteWait  = 10 * time.Second
+	wsPongWait   = 60 * time.Second
+	wsPingPeriod = 25 * time.Second
+	wsSendBuffer = 32
+	wsReadLimit  = 4096
+)
+
+// client is one websocket connection. sent is touched only by the hub
+// goroutine; send is closed only by the hub.
+type client struct {
+	conn *websocket.Conn
+	// valid re-checks the device session, so a device revoked while its
+	// page is open loses its live feed within a ping period.
+	valid func() bool
+	send  chan []byte
+	view  string
+	key   session.Key
+	sent  int
+}
+
+// offer queues a frame without blocking; false means the client is too slow.
+func (c *client) offer(b []byte) bool {
+	select {
+	case c.send <- b:
+		return true
+	default:
+		return false
+	}
+}
+
+// sameOrigin accepts only a browser Origin that names this very server: a
+// page elsewhere cannot open a socket with the user's cookie.
+func (s *Server) sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return false
+	}
+	u, err := url.Parse(o)
+	if err != nil || u.Scheme != "https" || u.Host != r.Host {
+		return false
+	}
+	return s.hostAllowed(u.Host)
+}
+
+func (s *Server) websocket(c *echo.Context) error {
+	r := c.Request()
+	if !s.sameOrigin(r) {
+		s.log.Warn("refused cross-origin websocket", "ip", c.RealIP())
+		return errBadOrigin
+	}
+	cl := &client{send: make(chan []byte, wsSendBuffer), view: r.URL.Query().Get("view")}
+	switch cl.view {
+	case viewBoard:
+	case viewSession:
+		k := session.Key{Runtime: r.URL.Query().Get("runtime"), ID: r.URL.Query().Get("id")}
+		if !validToken(k.Runtime, 32) || !validToken(k.ID, 200) {
+			return newError(http.StatusBadRequest, "bad_session_key", "The websocket needs view=board, or view=session with runtime and id.")
+		}
+		cl.key = k
+	default:
+		return newError(http.StatusBadRequest, "bad_view", "The websocket needs view=board, or view=session with runtime and id.")
+	}
+	up := websocket.Upgrader{CheckOrigin: s.sameOrigin}
+	conn, err := up.Upgrade(c.Response(), r, nil)
+	if err != nil {
+		return nil // the upgrader has already answered
+	}
+	cl.conn = conn
+	if p := principalOf(c); p != nil && !p.bearer {
+		tok := p.cookieToken
+		cl.valid = func() bool {
+			_, err := s.opts.Auth.Device(context.Background(), tok)
+			return err == nil
+		}
+	}
+	select {
+	case s.hub.register <- cl:
+	case <-s.hub.done:
+		conn.Close()
+		return nil
+	}
+	go cl.writePump()
+	cl.readPump()
+	select {
+	case s.hub.unregister <- cl:
+	case <-s.hub.done:
+	}
+	return nil
+}
+
+// readPump discards what the browser sends (the board is push-only) and
+// notices when the connection dies.
+func (c *client) readPump() {
+	c.conn.SetReadLimit(wsReadLimit)
+	_ = c.conn.SetReadDeadline(time.Now().Add(wsPongWait))
+	c.conn.SetPongHandler(func(string) error {
+		return c.conn.SetReadDeadline(time.Now().Add(wsPongWait))
+	})
+	for {
+		if _, _, err := c.conn.ReadMessage(); err != nil {
+			return
+		}
+	}
+}
+
+// writePump owns all writes; it ends when the hub closes send or a write
+// fails, and closes the connection either way (which ends readPump).
+func (c *client) writePump() {
+	ping := time.NewTicker(wsPingPeriod)
+	defer func() {
+		ping.Stop()
+		c.conn.Close()
+	}()
+	for {
+		select {
+		case b, ok := <-c.send:
+			_ = c.conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
+			if !ok {
+				_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, ""))
+				return
+			}
+			if err := c.conn.WriteMessage(websocket.TextMessage, b); err != nil {
+				return
+			}
+		case <-ping.C:
+			if c.valid != nil && !c.valid() {
+				_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "device revoked"))
+				return
+			}
+			_ = c.conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
+			if err := c.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
+				return
+			}
+		}
+	}
+}

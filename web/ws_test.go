@@ -1,0 +1,114 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+func (r *rig) tlsServer() *httptest.Server {
+	ts := httptest.NewUnstartedServer(r.srv.Handler())
+	ts.StartTLS()
+	r.t.Cleanup(ts.Close)
+	return ts
+}
+
+func dialWS(t *testing.T, ts *httptest.Server, path, origin, tok string) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
+	d := websocket.Dialer{TLSClientConfig: ts.Client().Transport.(*http.Transport).TLSClientConfig, HandshakeTimeout: 5 * time.Second}
+	h := http.Header{}
+	if origin != "" {
+		h.Set("Origin", origin)
+	}
+	if tok != "" {
+		h.Set("Cookie", cookieName+"="+tok)
+	}
+	return d.Dial("wss"+strings.TrimPrefix(ts.URL, "https")+path, h)
+}
+
+// readUntil reads frames until one contains want, or fails at the deadline.
+func readUntil(t *testing.T, c *websocket.Conn, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_ = c.SetReadDeadline(deadline)
+		_, b, err := c.ReadMessage()
+		if err != nil {
+			t.Fatalf("waiting for %q: %v", want, err)
+		}
+		if strings.Contains(string(b), want) {
+			return string(b)
+		}
+	}
+}
+
+func TestWebsocketRefusesCrossOriginAndStrangers(t *testing.T) {
+	r := newRig(t)
+	ts := r.tlsServer()
+	tok := r.pair()
+	tests := []struct {
+		name, origin, tok string
+		want              int
+	}{
+		{"foreign origin", "https://evil.example", tok, http.StatusForbidden},
+		{"plain-http origin", "http" + strings.TrimPrefix(ts.URL, "https"), tok, http.StatusForbidden},
+		{"no origin", "", tok, http.StatusForbidden},
+		{"no session", ts.URL, "", http.StatusUnauthorized},
+		{"bad session", ts.URL, "forged", http.StatusUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, resp, err := dialWS(t, ts, "/ws?view=board", tt.origin, tt.tok)
+			if err == nil {
+				c.Close()
+				t.Fatal("handshake succeeded")
+			}
+			if resp == nil || resp.StatusCode != tt.want {
+				t.Fatalf("response %v, want %d", resp, tt.want)
+			}
+		})
+	}
+}
+
+func TestWebsocketPushesBoardAndConversation(t *testing.T) {
+	r := newRig(t)
+	ts := r.tlsServer()
+	tok := r.pair()
+
+	board, _, err := dialWS(t, ts, "/ws?view=board", ts.URL, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer board.Close()
+	snap := readUntil(t, board, `id="board"`)
+	if !strings.Contains(snap, `hx-swap-oob`) || !strings.Contains(snap, "first question about the build") {
+		t.Fatalf("snapshot %q", snap)
+	}
+
+	sess, _, err := dialWS(t, ts, "/ws?view=session&runtime=claude&id="+sessionA, ts.URL, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	readUntil(t, sess, "second answer")
+
+	// A new session appears on the board.
+	writeClaudeSession(t, r.claudeDir, sessionB, "a brand new session", "hello")
+	readUntil(t, board, "a brand new session")
+
+	// A new message in the open session is appended, not re-sent whole.
+	path := writeClaudeSession(t, r.claudeDir, sessionA, "first question about the build", "**Bold** answer with `code`", "<script>alert(1)</script> second prompt", "second answer", "third prompt from the phone test")
+	f, err := os.Stat(path)
+	if err != nil || f.Size() == 0 {
+		t.Fatal(err)
+	}
+	got := readUntil(t, sess, "third prompt from the phone test")
+	if !strings.Contains(got, `hx-swap-oob="beforeend"`) || strings.Contains(got, "second answer") {
+		t.Fatalf("append fragment %q", got)
+	}
+}
