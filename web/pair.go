@@ -33,7 +33,7 @@ func (s *Server) pairSubmit(c *echo.Context) error {
 	if code == "" || len(code) > maxCodeLen {
 		return s.pairFailed(c, classify(auth.ErrInvalidCode))
 	}
-	token, dev, err := s.opts.Auth.Pair(c.Request().Context(), code, c.Request().UserAgent(), ip)
+	token, _, err := s.opts.Auth.Pair(c.Request().Context(), code, c.Request().UserAgent(), ip)
 	if err != nil {
 		ae := classify(err)
 		if ae.Status >= 500 {
@@ -42,7 +42,6 @@ func (s *Server) pairSubmit(c *echo.Context) error {
 		s.log.Warn("pairing refused", "ip", ip, "reason", ae.Code)
 		return s.pairFailed(c, ae)
 	}
-	s.log.Info("device paired", "device", dev.ID, "name", dev.Name, "ip", ip)
 	setSessionCookie(c, token)
 	return c.Redirect(http.StatusSeeOther, "/")
 }
