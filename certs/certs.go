@@ -140,6 +140,12 @@ func Custom(certFile, keyFile string) (*Manager, error) {
 // TLSConfig returns a server config that always presents the current leaf,
 // so a reissue by Refresh takes effect on the next handshake. TLS 1.2 is the
 // floor: every phone we target speaks 1.3, and 1.2 keeps older clients.
+//
+// Don't add Certificates to it (httptest.Server.StartTLS does): Go then
+// skips GetCertificate for clients that send no SNI, which is every client
+// connecting to an IP address. NextProtos is left empty; http.Server's
+// ServeTLS adds h2 itself, while over tls.NewListener connections stay
+// HTTP/1.1.
 func (m *Manager) TLSConfig() *tls.Config {
 	return &tls.Config{
 		MinVersion: tls.VersionTLS12,

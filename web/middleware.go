@@ -85,8 +85,16 @@ func (s *Server) hostAllowed(hostport string) bool {
 		return false
 	}
 	for _, a := range s.opts.AllowedHosts() {
-		if strings.EqualFold(strings.TrimSuffix(a, "."), h) {
+		a = strings.ToLower(strings.TrimSuffix(a, "."))
+		if a == h {
 			return true
+		}
+		// A user-supplied certificate may name *.example.ts.net: it covers
+		// exactly one more label, as in TLS.
+		if rest, ok := strings.CutPrefix(a, "*."); ok {
+			if label, parent, found := strings.Cut(h, "."); found && label != "" && parent == rest {
+				return true
+			}
 		}
 	}
 	return false

@@ -226,3 +226,20 @@ func TestSecurityHeaders(t *testing.T) {
 		}
 	}
 }
+
+func TestHostAllowlistWildcard(t *testing.T) {
+	r := newRig(t)
+	r.srv.opts.AllowedHosts = func() []string { return []string{"*.tail1234.ts.net", "LAPTOP.local."} }
+	for host, want := range map[string]bool{
+		"box.tail1234.ts.net:7443":   true,
+		"a.box.tail1234.ts.net:7443": false,
+		"tail1234.ts.net":            false,
+		"laptop.local:7443":          true,
+		"laptop.local.evil.example":  false,
+		"":                           false,
+	} {
+		if got := r.srv.hostAllowed(host); got != want {
+			t.Errorf("hostAllowed(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
