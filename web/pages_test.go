@@ -223,3 +223,33 @@ func TestPlainHTTPServesOnlyTheCA(t *testing.T) {
 		}
 	}
 }
+
+// Every asset a page links to is served, with a long cache lifetime, and
+// the logout form carries the CSRF token.
+func TestPageAssetsAndLogoutForm(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	w := r.do(r.srv.Handler(), http.MethodGet, "/", withCookie(tok))
+	doc := parseHTML(t, w.Body.String())
+	var urls []string
+	doc.Find("link[href], script[src]").Each(func(_ int, s *goquery.Selection) {
+		if v, ok := s.Attr("href"); ok {
+			urls = append(urls, v)
+		}
+		if v, ok := s.Attr("src"); ok {
+			urls = append(urls, v)
+		}
+	})
+	if len(urls) < 6 {
+		t.Fatalf("only %d assets linked: %v", len(urls), urls)
+	}
+	for _, u := range urls {
+		w := r.do(r.srv.Handler(), http.MethodGet, u)
+		if w.Code != http.StatusOK || !strings.Contains(w.Header().Get("Cache-Control"), "immutable") {
+			t.Errorf("GET %s: %d %q", u, w.Code, w.Header().Get("Cache-Control"))
+		}
+	}
+	if v, _ := doc.Find(`form[action="/logout"] input[name="csrf"]`).Attr("value"); v != r.csrf(tok) {
+		t.Fatalf("logout form csrf %q", v)
+	}
+}
