@@ -1,8 +1,10 @@
 package web
 
 import (
+	"fmt"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -26,6 +28,7 @@ type principal struct {
 	DeviceName  string
 	cookieToken string // the raw session token, kept only to derive the CSRF token
 	bearer      bool
+	bearerToken string // kept only to re-check a long-lived websocket
 }
 
 func principalOf(c *echo.Context) *principal {
@@ -52,6 +55,50 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// maxBody bounds every request body: nothing paddock accepts is large, and
+// an unbounded body from an unpaired client could fill memory or disk.
+const maxBody = 64 << 10
+
+// limitBody caps request bodies and refuses multipart ones outright: a
+// multipart parser spills to temp files, which an unpaired client must not
+// be able to create.
+func limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		r := c.Request()
+		if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "multipart/") {
+			return newError(http.StatusUnsupportedMediaType, "unsupported_media_type", "Send forms as application/x-www-form-urlencoded or JSON.")
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, maxBody)
+		}
+		return next(c)
+	}
+}
+
+// postForm reads a field of an urlencoded request body only (never the
+// query string: a secret or token in a URL ends up in logs and history).
+func postForm(c *echo.Context, name string) string {
+	r := c.Request()
+	if err := r.ParseForm(); err != nil {
+		return ""
+	}
+	return r.PostForm.Get(name)
+}
+
+// recoverPanics turns a handler panic into the generic 500 answer and logs
+// it, instead of dropping the connection silently.
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("handler panic", "path", c.Request().URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				err = &apiError{Status: http.StatusInternalServerError, Code: "internal", Msg: "Something went wrong inside paddock; the details are in its log.", Err: fmt.Errorf("panic: %v", p)}
+			}
+		}()
+		return next(c)
+	}
+}
+
 // securityHeaders applies a strict content security policy (no inline
 // scripts or styles, no framing) and keeps pairing links out of referrers.
 func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
@@ -64,6 +111,9 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		if c.Request().TLS != nil {
 			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+			h.Set("Cache-Control", "no-store")
 		}
 		return next(c)
 	}
@@ -106,7 +156,7 @@ func (s *Server) hostAllowed(hostport string) bool {
 func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		if !s.hostAllowed(c.Request().Host) {
-			s.log.Warn("refused request for a foreign host", "host", hostName(c.Request().Host), "ip", c.RealIP())
+			s.log.Debug("refused request for a foreign host", "host", hostName(c.Request().Host), "ip", c.RealIP())
 			return errBadHost
 		}
 		return next(c)
@@ -119,16 +169,13 @@ func (s *Server) identify(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		ctx := auth.WithClientIP(c.Request().Context(), c.RealIP())
 		c.SetRequest(c.Request().WithContext(ctx))
-		if h := c.Request().Header.Get("Authorization"); h != "" {
-			tok, ok := strings.CutPrefix(h, "Bearer ")
-			if !ok {
-				return errUnauthenticated
-			}
+		// Only Bearer tokens are ours; any other scheme is as good as none.
+		if tok, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer "); ok {
 			t, err := s.opts.Auth.Token(ctx, strings.TrimSpace(tok))
 			if err != nil {
 				return errUnauthenticated
 			}
-			c.Set(principalKey, &principal{DeviceID: "token:" + t.ID, DeviceName: t.Name, bearer: true})
+			c.Set(principalKey, &principal{DeviceID: "token:" + t.ID, DeviceName: t.Name, bearer: true, bearerToken: strings.TrimSpace(tok)})
 			c.SetRequest(c.Request().WithContext(auth.WithActor(ctx, "token:"+t.ID)))
 			return next(c)
 		}
@@ -182,7 +229,7 @@ func (s *Server) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		got := r.Header.Get(csrfHeader)
 		if got == "" {
-			got = c.FormValue(csrfField)
+			got = postForm(c, csrfField)
 		}
 		if !auth.CheckCSRF(got, p.cookieToken, s.opts.CSRFKey) {
 			return errCSRF

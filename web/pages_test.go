@@ -216,7 +216,7 @@ func TestPlainHTTPServesOnlyTheCA(t *testing.T) {
 	if w.Header().Get("Content-Type") != "application/x-apple-aspen-config" || !strings.Contains(w.Body.String(), "com.apple.security.root") {
 		t.Fatalf("profile: %q", w.Header().Get("Content-Type"))
 	}
-	for _, p := range []string{"/s/claude/x?y=1", "/api/v1/sessions", "/pair?code=abc"} {
+	for _, p := range []string{"/s/claude/x?y=1", "/api/v1/sessions", "/board"} {
 		w = r.do(h, http.MethodGet, p, plain)
 		if w.Code != http.StatusPermanentRedirect || w.Header().Get("Location") != "https://127.0.0.1:7443"+p {
 			t.Errorf("GET %s: %d → %q", p, w.Code, w.Header().Get("Location"))

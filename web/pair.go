@@ -26,10 +26,9 @@ func (s *Server) pairPage(c *echo.Context) error {
 func (s *Server) pairSubmit(c *echo.Context) error {
 	ip := c.RealIP()
 	if !s.opts.Auth.AllowPairAttempt(ip) {
-		s.log.Warn("pairing rate limit hit", "ip", ip)
 		return s.pairFailed(c, classify(auth.ErrRateLimited))
 	}
-	code := c.FormValue("code")
+	code := postForm(c, "code")
 	if code == "" || len(code) > maxCodeLen {
 		return s.pairFailed(c, classify(auth.ErrInvalidCode))
 	}
@@ -52,6 +51,19 @@ func (s *Server) pairFailed(c *echo.Context, ae *apiError) error {
 	}
 	v := views.Pair{Error: ae.Msg, CAURL: "/ca"}
 	return s.render(c, ae.Status, views.PairPage(s.page(c, "Pair"), v))
+}
+
+// plainPair answers a pairing link opened over plain HTTP. Its code has
+// crossed the network unencrypted, so it is burnt rather than forwarded,
+// and the user is told to make a new one.
+func (s *Server) plainPair(c *echo.Context) error {
+	if code := c.QueryParam("code"); code != "" && len(code) <= maxCodeLen {
+		if err := s.opts.Auth.Burn(c.Request().Context(), code); err != nil {
+			return err
+		}
+	}
+	v := views.Pair{Error: "This pairing link was opened without encryption (http://), so its code was cancelled. Run `paddock pair` on the computer and open the https:// link it prints.", CAURL: "/ca"}
+	return s.render(c, http.StatusBadRequest, views.PairPage(s.page(c, "Pair"), v))
 }
 
 // logout forgets this device: the session is revoked server-side, not

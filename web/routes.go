@@ -13,7 +13,7 @@ import (
 // else needs a paired device or an API token.
 func (s *Server) newHTTPS() *echo.Echo {
 	e := echo.NewWithConfig(echo.Config{Logger: s.log, HTTPErrorHandler: s.handleError})
-	e.Use(s.logRequests, securityHeaders, s.checkHost, s.identify, s.checkCSRF)
+	e.Use(s.logRequests, s.recoverPanics, limitBody, securityHeaders, s.checkHost, s.identify, s.checkCSRF)
 
 	// Public.
 	e.GET("/pair", s.pairPage)
@@ -44,8 +44,9 @@ func (s *Server) newHTTPS() *echo.Echo {
 // trusts the CA, and a redirect to HTTPS for the rest.
 func (s *Server) newPlain() *echo.Echo {
 	e := echo.NewWithConfig(echo.Config{Logger: s.log, HTTPErrorHandler: s.handleError})
-	e.Use(s.logRequests, securityHeaders, s.checkHost)
+	e.Use(s.logRequests, s.recoverPanics, limitBody, securityHeaders, s.checkHost)
 	e.GET("/", s.caPage)
+	e.GET("/pair", s.plainPair)
 	e.GET("/ca", s.caPage)
 	e.GET("/ca.pem", s.caPEM)
 	e.GET("/ca.crt", s.caDER)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -241,5 +242,61 @@ func TestHostAllowlistWildcard(t *testing.T) {
 		if got := r.srv.hostAllowed(host); got != want {
 			t.Errorf("hostAllowed(%q) = %v, want %v", host, got, want)
 		}
+	}
+}
+
+func TestRequestBodiesAreBounded(t *testing.T) {
+	r := newRig(t)
+	h := r.srv.Handler()
+	// Multipart would spill to temp files: refused before any parsing.
+	w := r.do(h, http.MethodPost, "/pair", func(q *http.Request) {
+		q.Header.Set("Content-Type", "multipart/form-data; boundary=x")
+		q.Body = io.NopCloser(strings.NewReader("--x\r\nContent-Disposition: form-data; name=\"code\"\r\n\r\nabc\r\n--x--\r\n"))
+	})
+	if w.Code != http.StatusUnsupportedMediaType {
+		t.Fatalf("multipart: %d", w.Code)
+	}
+	// An oversized urlencoded body is cut off, not read whole.
+	big := "code=" + strings.Repeat("a", 1<<20)
+	w = r.do(h, http.MethodPost, "/pair", withForm(nil), func(q *http.Request) {
+		q.Body = io.NopCloser(strings.NewReader(big))
+		q.ContentLength = int64(len(big))
+	})
+	if w.Code != http.StatusBadRequest {
+		t.Fatalf("huge body: %d", w.Code)
+	}
+	// Form fields come from the body only, never the query string.
+	tok := r.pair()
+	w = r.do(h, http.MethodPost, "/logout?csrf="+url.QueryEscape(r.csrf(tok)), withCookie(tok))
+	if w.Code != http.StatusForbidden {
+		t.Fatalf("csrf token in the query accepted: %d", w.Code)
+	}
+}
+
+func TestPlainPairLinkIsBurnt(t *testing.T) {
+	r := newRig(t)
+	code, _, err := r.auth.NewPairingCode(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := r.do(r.srv.PlainHandler(), http.MethodGet, "/pair?code="+code, func(q *http.Request) { q.TLS = nil; q.Host = "127.0.0.1:7080" })
+	if w.Code != http.StatusBadRequest || strings.Contains(w.Header().Get("Location"), code) {
+		t.Fatalf("plain pair link: %d %q", w.Code, w.Header().Get("Location"))
+	}
+	w = r.do(r.srv.Handler(), http.MethodPost, "/pair", withForm(url.Values{"code": {code}}))
+	if w.Code != http.StatusGone {
+		t.Fatalf("pairing with a code exposed over http: %d", w.Code)
+	}
+}
+
+func TestNonBearerAuthorizationIsIgnored(t *testing.T) {
+	r := newRig(t)
+	w := r.do(r.srv.Handler(), http.MethodGet, "/api/v1/health", withHeader("Authorization", "Basic dXNlcjpwYXNz"))
+	if w.Code != http.StatusOK {
+		t.Fatalf("health with Basic auth: %d", w.Code)
+	}
+	w = r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions", withHeader("Authorization", "Basic dXNlcjpwYXNz"))
+	if w.Code != http.StatusUnauthorized || w.Header().Get("Cache-Control") != "no-store" {
+		t.Fatalf("sessions with Basic auth: %d %q", w.Code, w.Header().Get("Cache-Control"))
 	}
 }

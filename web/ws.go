@@ -84,7 +84,13 @@ func (s *Server) websocket(c *echo.Context) error {
 		return nil // the upgrader has already answered
 	}
 	cl.conn = conn
-	if p := principalOf(c); p != nil && !p.bearer {
+	if p := principalOf(c); p != nil && p.bearer {
+		tok := p.bearerToken
+		cl.valid = func() bool {
+			_, err := s.opts.Auth.Token(context.Background(), tok)
+			return err == nil
+		}
+	} else if p != nil {
 		tok := p.cookieToken
 		cl.valid = func() bool {
 			_, err := s.opts.Auth.Device(context.Background(), tok)

@@ -136,15 +136,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 
 	tlsCfg := cm.TLSConfig()
-	httpsSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	// Timeouts bound what a client that never finishes can hold; the
+	// websocket sets its own deadlines after it takes the connection over.
+	httpsSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	goRun("catalog", func() error { return cat.Run(ctx) })
 	goRun("websocket hub", func() error { return srv.Run(ctx) })
 	goRun("https", func() error { return httpsSrv.Serve(tls.NewListener(httpsLn, tlsCfg)) })
 	var plainSrv *http.Server
 	if plainLn != nil {
-		plainSrv = &http.Server{Handler: srv.PlainHandler(), ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+		plainSrv = &http.Server{Handler: srv.PlainHandler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second,
+			WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		goRun("http", func() error { return plainSrv.Serve(plainLn) })
 	}
 	goRun("certificates", func() error { refreshCerts(ctx, cm, log); return nil })

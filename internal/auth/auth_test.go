@@ -665,3 +665,25 @@ func TestNewRequiresStore(t *testing.T) {
 	}()
 	New(Options{})
 }
+
+func TestBurnMakesACodeUseless(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := New(Options{Store: st})
+	ctx := context.Background()
+	code, _, err := s.NewPairingCode(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{code, code, "garbage", ""} {
+		if err := s.Burn(ctx, c); err != nil {
+			t.Fatalf("Burn(%q): %v", c, err)
+		}
+	}
+	if _, _, err := s.Pair(ctx, code, "ua", "192.0.2.1"); !errors.Is(err, ErrUsedCode) {
+		t.Fatalf("pairing with a burnt code: %v", err)
+	}
+}

@@ -92,3 +92,24 @@ func (s *Service) AllowPairAttempt(clientIP string) bool {
 	}
 	return ok
 }
+
+// Burn consumes a pairing code without pairing anything. It is for a code
+// that is known to have been exposed (e.g. its link was opened over plain
+// HTTP, so it crossed the network unencrypted): nobody can use it after.
+// An unknown, used or expired code is not an error — it is already useless.
+func (s *Service) Burn(ctx context.Context, code string) error {
+	c, ok := normalizeCode(code)
+	if !ok {
+		return nil
+	}
+	err := s.store.ConsumePairingCode(ctx, digest(c), s.now(), "")
+	switch {
+	case err == nil:
+		s.audit(ctx, s.now(), "system", "pairing_code.burn", "code="+digestPrefix(c))
+		s.logger.Warn("pairing code burnt: its link was opened without TLS", "code_sha256_prefix", digestPrefix(c))
+		return nil
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrUsed), errors.Is(err, store.ErrExpired):
+		return nil
+	}
+	return fmt.Errorf("auth: burn pairing code: %w", err)
+}

@@ -93,6 +93,14 @@ func homeDir(getenv func(string) string) (string, error) {
 // EnsureDataDir creates the data dir with mode 0700, and tightens an
 // existing one: it holds keys and session secrets.
 func EnsureDataDir(dir string) error {
+	// Tightening a directory the user uses for other things (their home,
+	// say) would break it; paddock's data needs a directory of its own.
+	if home, err := os.UserHomeDir(); err == nil && filepath.Clean(dir) == filepath.Clean(home) {
+		return errors.New("config: the data dir must not be your home directory; set PADDOCK_HOME to a directory of its own")
+	}
+	if dir == "/" {
+		return errors.New("config: the data dir must not be /")
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
