@@ -68,7 +68,14 @@ func (m *Manager) loadOrCreateCA() error {
 	m.warnLooseKey(keyPath)
 	m.ca, m.caKey, m.caPEM = ca, key, certPEM
 	m.log.Info("loaded local CA", "subject", ca.Subject.CommonName, "sha256", fingerprint(ca.Raw),
-		"expires", ca.NotAfter.Format(time.DateOnly))
+		"expires", ca.NotAfter.Format(time.DateOnly), "name_constraints", hasConstraints(ca))
+	if !hasConstraints(ca) {
+		// Kept as it is: replacing it means reinstalling it on every phone.
+		m.log.Warn("this CA predates name constraints: anyone who reads its key can intercept "+
+			"every HTTPS site on the devices that trust it; to get a constrained CA, move ca.pem and "+
+			"ca-key.pem out of the data dir, restart, and install the new CA on your devices again",
+			"dir", m.dir)
+	}
 	return nil
 }
 
@@ -81,9 +88,15 @@ func (m *Manager) caError(format string, args ...any) error {
 }
 
 func (m *Manager) createCA(certPath, keyPath string) error {
-	host, _ := m.sys.hostname()
+	hostname, _ := m.sys.hostname()
+	host := hostname
 	if host == "" {
 		host = "unknown host"
+	}
+	permittedDNS, permittedIPs, refused := newConstraints(hostname, m.hosts)
+	for _, name := range refused {
+		m.log.Warn("not letting the new CA sign for a public suffix; the leaf will not cover it",
+			"name", name, "reason", "a CA allowed to sign for it could sign for every site under it")
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -108,6 +121,12 @@ func (m *Manager) createCA(certPath, keyPath string) error {
 		MaxPathLen:     0,
 		MaxPathLenZero: true,
 		// Go derives SubjectKeyId from the public key for CA templates.
+
+		// Name constraints (see constraints.go) limit what a leaked key
+		// could sign; Critical marks the whole extension critical.
+		PermittedDNSDomainsCritical: true,
+		PermittedDNSDomains:         permittedDNS,
+		PermittedIPRanges:           permittedIPs,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, key.Public(), key)
 	if err != nil {
@@ -132,7 +151,8 @@ func (m *Manager) createCA(certPath, keyPath string) error {
 	}
 	m.ca, m.caKey, m.caPEM = ca, key, certPEM
 	m.log.Info("created local CA; install it on your phone and compare this fingerprint",
-		"subject", ca.Subject.CommonName, "sha256", fingerprint(ca.Raw), "dir", m.dir)
+		"subject", ca.Subject.CommonName, "sha256", fingerprint(ca.Raw), "dir", m.dir,
+		"permitted_dns", ca.PermittedDNSDomains, "permitted_ips", ipRangeStrings(ca.PermittedIPRanges))
 	return nil
 }
 

@@ -6,7 +6,9 @@
 // It must never replace an existing CA on its own: the CA is a trust anchor
 // on the user's devices, so a CA that fails to load is an error for the user
 // to resolve, not something to regenerate. Its private key never leaves
-// Options.Dir and is written 0600.
+// Options.Dir and is written 0600. A CA it creates carries name constraints
+// (constraints.go), so that key can sign only for local names and private
+// addresses, and it must never issue a leaf with a SAN outside them.
 package certs
 
 import (
@@ -40,6 +42,11 @@ type Options struct {
 	// missing).
 	Dir string
 	// Hosts are extra SANs (DNS names or IP addresses) beyond the defaults.
+	// When Load creates the CA, they also widen its name constraints, so
+	// any name or address given here then, public or not, can be served.
+	// One added later is only put in the leaf if the existing CA permits it
+	// (private ranges, *.local, *.ts.net, ...); otherwise it is left out with
+	// a warning, as the CA would have to be recreated and reinstalled.
 	Hosts []string
 	// Now is the clock; nil means time.Now. For tests.
 	Now func() time.Time
@@ -61,6 +68,9 @@ type Manager struct {
 	ca    *x509.Certificate
 	caKey any // crypto.Signer; typed any as x509.CreateCertificate takes it
 	caPEM []byte
+	// leftOut is the SANs already reported as outside the CA's name
+	// constraints, so each is logged once. Guarded by mu.
+	leftOut map[string]bool
 
 	// Custom mode: the files and what they looked like when loaded.
 	custom            bool
@@ -139,7 +149,11 @@ func Custom(certFile, keyFile string) (*Manager, error) {
 
 // TLSConfig returns a server config that always presents the current leaf,
 // so a reissue by Refresh takes effect on the next handshake. TLS 1.2 is the
-// floor: every phone we target speaks 1.3, and 1.2 keeps older clients.
+// floor: every phone we target speaks 1.3, and 1.2 keeps older clients,
+// limited to forward-secret AEAD suites (no CBC, no RSA key exchange). The
+// ECDSA suites serve the local CA's leaf, the RSA ones a user-supplied RSA
+// certificate in Custom mode. TLS 1.3 suites are not configurable and are
+// all AEAD.
 //
 // Don't add Certificates to it (httptest.Server.StartTLS does): Go then
 // skips GetCertificate for clients that send no SNI, which is every client
@@ -149,6 +163,14 @@ func Custom(certFile, keyFile string) (*Manager, error) {
 func (m *Manager) TLSConfig() *tls.Config {
 	return &tls.Config{
 		MinVersion: tls.VersionTLS12,
+		CipherSuites: []uint16{
+			tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+			tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+			tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+			tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+			tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+			tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+		},
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 			return m.leaf.Load(), nil
 		},

@@ -152,8 +152,14 @@ func TestLeafProperties(t *testing.T) {
 	}
 }
 
+// Go's verifier enforces the CA's name constraints, so this also checks
+// that every SAN of the leaf is within them. The Tailscale names are added
+// after the CA was created: ts.net is always permitted.
 func TestLeafVerifiesAgainstCA(t *testing.T) {
-	m := loadAt(t, t.TempDir(), t0, fakeSys("testhost", "192.168.1.20"))
+	dir := t.TempDir()
+	sys := fakeSys("testhost", "192.168.1.20", "100.101.102.103", "fd7a:115c:a1e0::1")
+	loadAt(t, dir, t0, sys)
+	m := loadAt(t, dir, t0, sys, "laptop.tail1234.ts.net", "*.tail1234.ts.net")
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(m.CAPEM())
 	leaf := leafOf(t, m)
@@ -166,6 +172,10 @@ func TestLeafVerifiesAgainstCA(t *testing.T) {
 		{"::1", true},
 		{"testhost.local", true},
 		{"192.168.1.20", true},
+		{"100.101.102.103", true},
+		{"fd7a:115c:a1e0::1", true},
+		{"laptop.tail1234.ts.net", true},
+		{"x.tail1234.ts.net", true},
 		{"example.com", false},
 		{"192.168.1.21", false},
 	}
@@ -213,9 +223,13 @@ func TestLeafReissue(t *testing.T) {
 		{"100 days later", t0.AddDate(0, 0, 100), base, nil, false},
 		{"within 30 days of expiry", t0.Add(leafValidity - 29*24*time.Hour), base, nil, true},
 		{"past expiry", t0.Add(leafValidity + time.Hour), base, nil, true},
-		{"new host name", t0, base, []string{"paddock.example"}, true},
+		{"new host name under ts.net", t0, base, []string{"laptop.tail1234.ts.net"}, true},
 		{"new host IP", t0, base, []string{"10.9.9.9"}, true},
 		{"new interface address", t0, fakeSys("testhost", "192.168.1.20", "192.168.7.7"), nil, true},
+		// Outside the CA's name constraints: left out, so nothing is missing.
+		{"new host name outside the CA", t0, base, []string{"paddock.example"}, false},
+		{"new public host IP", t0, base, []string{"8.8.8.8"}, false},
+		{"new public interface address", t0, fakeSys("testhost", "192.168.1.20", "2001:db8::20"), nil, false},
 		{"DHCP moved us", t0, fakeSys("testhost", "192.168.1.99"), nil, true},
 		{"an address went away", t0, fakeSys("testhost"), nil, false},
 		{"renamed machine", t0, fakeSys("otherhost", "192.168.1.20"), nil, true},
@@ -381,6 +395,12 @@ func TestBrokenLeafIsReissued(t *testing.T) {
 			k, _ := os.ReadFile(filepath.Join(dir, caKeyFile))
 			write(t, dir, leafKeyFile, string(k))
 		}},
+		{"a SAN outside the CA's name constraints", func(t *testing.T, dir string) {
+			// Made with the CA's key by something other than this package.
+			certPEM, keyPEM, _ := signWithCA(t, dir, "localhost", "example.com")
+			write(t, dir, leafCertFile, string(certPEM))
+			write(t, dir, leafKeyFile, string(keyPEM))
+		}},
 		{"signed by another CA", func(t *testing.T, dir string) {
 			other := t.TempDir()
 			loadAt(t, other, t0, fakeSys("testhost"))
@@ -496,6 +516,54 @@ func TestTLSConfigRejectsOldTLS(t *testing.T) {
 	m := loadAt(t, t.TempDir(), t0, fakeSys("testhost"))
 	if v := m.TLSConfig().MinVersion; v != tls.VersionTLS12 {
 		t.Errorf("MinVersion = %x", v)
+	}
+}
+
+// TLS 1.2 is limited to forward-secret AEAD suites.
+func TestTLSConfigCipherSuites(t *testing.T) {
+	m, err := load(Options{Dir: t.TempDir()}, fakeSys("testhost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range m.TLSConfig().CipherSuites {
+		name := tls.CipherSuiteName(id)
+		aead := strings.Contains(name, "_GCM_") || strings.Contains(name, "_CHACHA20_POLY1305_")
+		if !strings.HasPrefix(name, "TLS_ECDHE_") || !aead {
+			t.Errorf("configured suite %s is not ECDHE with an AEAD", name)
+		}
+	}
+	addr := serve(t, m)
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(m.CAPEM())
+	tests := []struct {
+		suite uint16
+		ok    bool
+	}{
+		{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, true},
+		{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, true},
+		{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, true},
+		{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, false},
+		{tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, false},
+		{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, false},
+	}
+	for _, tt := range tests {
+		t.Run(tls.CipherSuiteName(tt.suite), func(t *testing.T) {
+			conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, &tls.Config{
+				RootCAs:      roots,
+				MaxVersion:   tls.VersionTLS12,
+				CipherSuites: []uint16{tt.suite},
+			})
+			if err == nil {
+				defer conn.Close()
+			}
+			if (err == nil) != tt.ok {
+				t.Fatalf("handshake offering only %s: err = %v, want ok=%v",
+					tls.CipherSuiteName(tt.suite), err, tt.ok)
+			}
+			if tt.ok && conn.ConnectionState().CipherSuite != tt.suite {
+				t.Errorf("negotiated %s", tls.CipherSuiteName(conn.ConnectionState().CipherSuite))
+			}
+		})
 	}
 }
 
@@ -718,12 +786,19 @@ func TestLoadOnThisMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	sans := m.LeafSANs()
+	ca := caOf(t, m)
 	if h, err := os.Hostname(); err == nil {
 		for _, want := range hostnameSANs(h) {
-			if !slices.Contains(sans, want) {
+			// A hostname that is a public suffix ("dev") is not permitted.
+			if permitsDNS(ca, want) && !slices.Contains(sans, want) {
 				t.Errorf("SANs %v lack %s", sans, want)
 			}
 		}
+	}
+	// Whatever this machine's addresses, the leaf verifies: no SAN falls
+	// outside the CA's name constraints.
+	if err := verifyFor(ca, leafOf(t, m), "localhost", time.Now()); err != nil {
+		t.Errorf("leaf with SANs %v does not verify: %v", sans, err)
 	}
 	for _, ip := range leafOf(t, m).IPAddresses {
 		if ip.IsLinkLocalUnicast() {

@@ -38,7 +38,8 @@ type sanSet struct {
 
 // wantedSANs is localhost, 127.0.0.1, ::1, the hostname as given, its first
 // label, that label + ".local" (what mDNS answers to), every address of an
-// up, non-loopback interface, and Options.Hosts.
+// up, non-loopback interface, and Options.Hosts. These are candidates:
+// coverable drops those outside the CA's name constraints.
 //
 // Link-local addresses (169.254/16, fe80::/10) are left out: browsers can't
 // put an IPv6 zone in a URL, APIPA addresses are not what anyone types, and
@@ -71,6 +72,46 @@ func (m *Manager) wantedSANs() sanSet {
 	s.dns = dedupe(s.dns)
 	s.ips = dedupe(s.ips)
 	return s
+}
+
+// coverable keeps the SANs the CA may sign for. Clients reject a leaf if
+// any one of its SANs falls outside the CA's name constraints, so a single
+// public address on an interface would otherwise break the dashboard on
+// every name. What is left out is logged once per Manager (Refresh runs
+// every few minutes) and does not count as missing from the current leaf,
+// so it never causes a reissue. A CA without constraints permits all.
+// Called with m.mu held.
+func (m *Manager) coverable(want sanSet) sanSet {
+	var out sanSet
+	for _, d := range want.dns {
+		if permitsDNS(m.ca, d) {
+			out.dns = append(out.dns, d)
+		} else {
+			m.warnLeftOut(d)
+		}
+	}
+	for _, a := range want.ips {
+		if permitsIP(m.ca, a) {
+			out.ips = append(out.ips, a)
+		} else {
+			m.warnLeftOut(a.String())
+		}
+	}
+	return out
+}
+
+func (m *Manager) warnLeftOut(san string) {
+	if m.leftOut[san] {
+		return
+	}
+	if m.leftOut == nil {
+		m.leftOut = make(map[string]bool)
+	}
+	m.leftOut[san] = true
+	m.log.Warn("leaving a name out of the leaf certificate", "san", san,
+		"reason", "not covered by this CA's name constraints; recreate the CA (move ca.pem and ca-key.pem "+
+			"out of dir) with it as an extra host (--host) to include it, then reinstall it on your devices",
+		"dir", m.dir)
 }
 
 func dedupe[T comparable](xs []T) []T {
@@ -178,7 +219,7 @@ func interfaceIPs() ([]net.IP, error) {
 // refreshLeaf keeps the current leaf if it still does the job, else issues
 // a new one. Called with m.mu held.
 func (m *Manager) refreshLeaf() (bool, error) {
-	want := m.wantedSANs()
+	want := m.coverable(m.wantedSANs())
 	now := m.now()
 	current := m.leaf.Load()
 	if current == nil {
@@ -271,6 +312,18 @@ func (m *Manager) leafProblem(c *tls.Certificate, want sanSet, now time.Time) st
 			return "does not cover " + a.String()
 		}
 	}
+	// Clients would reject the whole leaf for one such SAN. Only a leaf
+	// made elsewhere with this CA's key can have one.
+	for _, d := range leaf.DNSNames {
+		if !permitsDNS(m.ca, strings.ToLower(d)) {
+			return "covers " + d + ", outside the CA's name constraints"
+		}
+	}
+	for _, ip := range leaf.IPAddresses {
+		if a, ok := netip.AddrFromSlice(ip); !ok || !permitsIP(m.ca, a.Unmap()) {
+			return "covers " + ip.String() + ", outside the CA's name constraints"
+		}
+	}
 	return ""
 }
 
@@ -289,10 +342,20 @@ func (m *Manager) issueLeaf(want sanSet, now time.Time) (*tls.Certificate, error
 	for i, a := range want.ips {
 		ips[i] = a.AsSlice()
 	}
+	// CN is cosmetic (clients match SANs only) but some UIs show it. It is
+	// one of the SANs, so it is within the CA's name constraints too.
+	var cn string
+	switch {
+	case len(want.dns) > 0:
+		cn = want.dns[0]
+	case len(want.ips) > 0:
+		cn = want.ips[0].String()
+	default:
+		return nil, errors.New("certs: this CA's name constraints permit none of this machine's names or addresses")
+	}
 	tpl := &x509.Certificate{
 		// SerialNumber nil: Go generates an RFC 5280 random serial.
-		// CN is cosmetic (clients match SANs only) but some UIs show it.
-		Subject:     pkix.Name{CommonName: want.dns[0], Organization: []string{"paddock"}},
+		Subject:     pkix.Name{CommonName: cn, Organization: []string{"paddock"}},
 		NotBefore:   now.Add(-time.Hour),
 		NotAfter:    notAfter,
 		KeyUsage:    x509.KeyUsageDigitalSignature, // ECDSA: no key encipherment

@@ -42,7 +42,7 @@ func servedURLs(cfg config.Config) ([]string, error) {
 	if st, err := readState(cfg.DataDir); err == nil && len(st.URLs) > 0 {
 		return st.URLs, nil
 	}
-	cm, err := certs.Load(certs.Options{Dir: cfg.DataDir})
+	cm, err := certs.Load(certs.Options{Dir: cfg.DataDir, Hosts: cfg.ExtraHosts})
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func cmdCA(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	if err := config.EnsureDataDir(cfg.DataDir); err != nil {
 		return err
 	}
-	cm, err := certs.Load(certs.Options{Dir: cfg.DataDir})
+	cm, err := certs.Load(certs.Options{Dir: cfg.DataDir, Hosts: cfg.ExtraHosts})
 	if err != nil {
 		return err
 	}

@@ -39,13 +39,15 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "paddock's data directory (default from $PADDOCK_HOME, $XDG_DATA_HOME/paddock or ~/.local/share/paddock)")
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "HTTPS dashboard address (port 0 picks a free one)")
+	// --host is for every command: whichever first creates the CA builds
+	// these names into its name constraints.
+	fs.Var((*hostList)(&cfg.ExtraHosts), "host", "extra host name the dashboard answers to and the certificate covers (repeatable, comma-separated; give it on first start, it becomes part of the CA)")
 	var level string
 	if serveOnly {
 		fs.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "plain-HTTP address serving only the CA page and a redirect; empty disables it")
 		fs.StringVar(&cfg.HookAddr, "hook-addr", cfg.HookAddr, "loopback address for agent hooks")
 		fs.StringVar(&cfg.CertFile, "cert", "", "use this certificate (PEM) instead of paddock's local CA; needs --key")
 		fs.StringVar(&cfg.KeyFile, "key", "", "private key (PEM) for --cert")
-		fs.Var((*hostList)(&cfg.ExtraHosts), "host", "extra host name the dashboard answers to and the certificate covers (repeatable, comma-separated)")
 		fs.StringVar(&cfg.ClaudeDir, "claude-dir", cfg.ClaudeDir, "Claude Code config dir (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 		fs.IntVar(&cfg.ScanLimit, "scan-limit", cfg.ScanLimit, "sessions listed per agent")
 		fs.DurationVar(&cfg.SweepInterval, "sweep", cfg.SweepInterval, "periodic rescan interval (also how soon a dead process shows as ended)")
