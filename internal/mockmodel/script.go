@@ -1,0 +1,303 @@
+package mockmodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// The reply script (the table is in the package comment). Each API handler
+// turns its request into a conversation, decide picks the reply, and the
+// handler renders it in its wire format. The texts below are the contract
+// tests assert on. Keywords match as whole upper-case words, so "TRUNK" is
+// not RUN.
+const (
+	// ToolFinishedReply answers a request whose last item is a tool result
+	// (a command's output, a denial, or an answered question).
+	ToolFinishedReply = "Mock reply: tool finished."
+	// RunPreamble is the text sent before a shell tool call.
+	RunPreamble = "I'll run a command."
+	// AskPreamble is the text sent before a question tool call.
+	AskPreamble = "I'll ask you a question."
+	// AskQuestion is the question asked for ASK; AskHeader its short label.
+	AskQuestion = "Which color do you prefer?"
+	AskHeader   = "Color"
+	// ScriptedErrorMessage is the error message returned for ERROR.
+	ScriptedErrorMessage = "mock: scripted error (the prompt contained ERROR)"
+	// titlePrefix starts every title; Codex caps titles at 36 characters.
+	titlePrefix   = "Mock title: "
+	maxTitleRunes = 36
+)
+
+// AskOptions are the answers offered for ASK, as {label, description}.
+func AskOptions() [][2]string { return [][2]string{{"Red", "warm"}, {"Blue", "cool"}} }
+
+// PlainReply is the default answer to the turn-th prompt.
+func PlainReply(turn int) string { return fmt.Sprintf("Mock reply: done (turn %d).", turn) }
+
+// RunCommand is the shell command run for a RUN prompt in the turn-th turn.
+func RunCommand(turn int) string {
+	return fmt.Sprintf("echo hello-from-mock-%d >> mock_out.txt && cat mock_out.txt", turn)
+}
+
+// TitleReply is the title given for a conversation starting with prompt:
+// "Mock title: " + the prompt's first line, cut to 36 characters.
+func TitleReply(prompt string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
+	t := titlePrefix + strings.TrimSpace(line)
+	if utf8.RuneCountInString(t) > maxTitleRunes {
+		t = string([]rune(t)[:maxTitleRunes])
+	}
+	return strings.TrimSpace(t)
+}
+
+// ReplyKind says what the mock answered.
+type ReplyKind string
+
+const (
+	KindText  ReplyKind = "text"
+	KindTool  ReplyKind = "tool_call"
+	KindTitle ReplyKind = "title"
+	KindError ReplyKind = "error"
+)
+
+// Reply is the decision for one model call, as logged in Request.Reply.
+type Reply struct {
+	Kind ReplyKind `json:"kind"`
+	// Text is the assistant text (the preamble for a tool call, the title,
+	// or the error message).
+	Text string `json:"text,omitempty"`
+	// Tool and Input describe the tool call, if any; ToolID is its id.
+	Tool   string          `json:"tool,omitempty"`
+	ToolID string          `json:"tool_id,omitempty"`
+	Input  json.RawMessage `json:"input,omitempty"`
+	// Turn and Prompt are what the script decided from.
+	Turn   int    `json:"turn,omitempty"`
+	Prompt string `json:"prompt,omitempty"`
+	// Slow is set when the reply was held back (SLOW).
+	Slow bool `json:"slow,omitempty"`
+}
+
+// conversation is the API-neutral view of a request that decide needs.
+type conversation struct {
+	items []item
+	tools []tool
+	// title is set when the request is a CLI's title-generation side call;
+	// titleJSON when the title must come back as a JSON object (Codex asks
+	// for {"title": …} through a json_schema text format).
+	title     bool
+	titleJSON bool
+}
+
+type item struct {
+	role       string // "user" or "assistant"
+	texts      []string
+	toolResult bool
+}
+
+// tool is one offered tool: its name and the property names of its input
+// schema, so arguments can be trimmed to what the tool accepts.
+type tool struct {
+	name  string
+	props map[string]bool
+}
+
+func newTool(name string, schema json.RawMessage) tool {
+	t := tool{name: name}
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) == nil && len(s.Properties) > 0 {
+		t.props = map[string]bool{}
+		for k := range s.Properties {
+			t.props[k] = true
+		}
+	}
+	return t
+}
+
+var (
+	reRun   = regexp.MustCompile(`\bRUN\b`)
+	reAsk   = regexp.MustCompile(`\bASK\b`)
+	reSlow  = regexp.MustCompile(`\bSLOW\b`)
+	reError = regexp.MustCompile(`\bERROR\b`)
+)
+
+// isPrompt reports whether a user text is something a person typed rather
+// than context the CLI injected.
+func isPrompt(text string) bool {
+	t := strings.TrimSpace(text)
+	return t != "" && !strings.HasPrefix(t, "<")
+}
+
+// promptOf returns the typed text of a user item ("" if it has none).
+func promptOf(it item) string {
+	var parts []string
+	for _, t := range it.texts {
+		if isPrompt(t) {
+			parts = append(parts, strings.TrimSpace(t))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// decide applies the script. idSeq makes the tool-call id unique.
+func decide(c conversation, idSeq int) Reply {
+	turn := 0
+	for _, it := range c.items {
+		if it.role == "user" && promptOf(it) != "" {
+			turn++
+		}
+	}
+	// The last meaningful item: injected context after a tool result or a
+	// prompt (Kimi appends reminders after the prompt) does not count.
+	var last *item
+	for i := len(c.items) - 1; i >= 0; i-- {
+		it := &c.items[i]
+		if it.toolResult || it.role == "assistant" || promptOf(*it) != "" {
+			last = it
+			break
+		}
+	}
+	if last != nil && last.toolResult {
+		return Reply{Kind: KindText, Text: ToolFinishedReply, Turn: turn}
+	}
+	prompt := ""
+	if last != nil && last.role == "user" {
+		prompt = promptOf(*last)
+	}
+	if c.title {
+		return Reply{Kind: KindTitle, Text: TitleReply(titleSubject(prompt)), Turn: turn, Prompt: prompt}
+	}
+	r := Reply{Kind: KindText, Text: PlainReply(turn), Turn: turn, Prompt: prompt}
+	switch {
+	case reError.MatchString(prompt):
+		r.Kind, r.Text = KindError, ScriptedErrorMessage
+	case reRun.MatchString(prompt):
+		if t, in, ok := shellCall(c.tools, turn); ok {
+			r.Kind, r.Text, r.Tool, r.Input = KindTool, RunPreamble, t, in
+		}
+	case reAsk.MatchString(prompt):
+		if t, in, ok := questionCall(c.tools); ok {
+			r.Kind, r.Text, r.Tool, r.Input = KindTool, AskPreamble, t, in
+		}
+	case reSlow.MatchString(prompt):
+		r.Slow = true
+	}
+	if r.Kind == KindTool {
+		r.ToolID = fmt.Sprintf("call_mock_%d", idSeq)
+	}
+	return r
+}
+
+// titleSubject strips the CLIs' title instructions down to the user's
+// words: Codex appends the prompt after "User prompt:".
+func titleSubject(prompt string) string {
+	if _, after, ok := strings.Cut(prompt, "User prompt:"); ok {
+		return after
+	}
+	return prompt
+}
+
+// shellTools lists shell tools in preference order with the arguments each
+// expects. Arguments a tool's schema does not declare are dropped.
+var shellTools = []struct {
+	name string
+	args func(cmd string) map[string]any
+}{
+	// Claude Code, Kimi.
+	{"Bash", func(cmd string) map[string]any {
+		return map[string]any{"command": cmd, "description": "Append a line to mock_out.txt"}
+	}},
+	// Codex: escalation makes Codex ask for approval even in workspace-write.
+	{"exec_command", func(cmd string) map[string]any {
+		return map[string]any{"cmd": cmd, "sandbox_permissions": "require_escalated",
+			"justification": "Mock wants to append to mock_out.txt"}
+	}},
+	// Pi, OpenCode.
+	{"bash", func(cmd string) map[string]any {
+		return map[string]any{"command": cmd, "description": "Append a line to mock_out.txt"}
+	}},
+	// Older Codex tool names.
+	{"shell_command", func(cmd string) map[string]any {
+		return map[string]any{"command": cmd, "sandbox_permissions": "require_escalated",
+			"justification": "Mock wants to append to mock_out.txt"}
+	}},
+	{"shell", func(cmd string) map[string]any {
+		return map[string]any{"command": []string{"bash", "-lc", cmd}, "sandbox_permissions": "require_escalated",
+			"justification": "Mock wants to append to mock_out.txt"}
+	}},
+	// Qwen Code, Gemini CLI.
+	{"run_shell_command", func(cmd string) map[string]any {
+		return map[string]any{"command": cmd, "description": "Append a line to mock_out.txt"}
+	}},
+}
+
+func shellCall(offered []tool, turn int) (string, json.RawMessage, bool) {
+	for _, st := range shellTools {
+		if t, ok := findTool(offered, st.name); ok {
+			return st.name, fitArgs(t, st.args(RunCommand(turn))), true
+		}
+	}
+	return "", nil, false
+}
+
+// questionCall builds the runtime's own question tool call.
+func questionCall(offered []tool) (string, json.RawMessage, bool) {
+	var opts []map[string]any
+	for _, o := range AskOptions() {
+		opts = append(opts, map[string]any{"label": o[0], "description": o[1]})
+	}
+	q := map[string]any{"question": AskQuestion, "header": AskHeader, "options": opts}
+	for _, name := range []string{"AskUserQuestion", "request_user_input", "question", "ask_user_question"} {
+		t, ok := findTool(offered, name)
+		if !ok {
+			continue
+		}
+		switch name {
+		case "AskUserQuestion", "ask_user_question": // Claude Code, Kimi
+			q["multiSelect"] = false
+		case "request_user_input": // Codex requires a stable id
+			q["id"] = "color"
+		case "question": // OpenCode
+			q["multiple"] = false
+		}
+		return name, fitArgs(t, map[string]any{"questions": []any{q}}), true
+	}
+	return "", nil, false
+}
+
+func findTool(offered []tool, name string) (tool, bool) {
+	for _, t := range offered {
+		if t.name == name {
+			return t, true
+		}
+	}
+	return tool{}, false
+}
+
+// fitArgs drops arguments the tool's schema does not declare (strict
+// validators such as Codex's reject unknown keys) and encodes the rest.
+func fitArgs(t tool, args map[string]any) json.RawMessage {
+	if t.props != nil {
+		for k := range args {
+			if !t.props[k] {
+				delete(args, k)
+			}
+		}
+	}
+	return marshalPlain(args)
+}
+
+// marshalPlain encodes without HTML escaping: the CLIs store tool arguments
+// verbatim (Codex's rollout keeps the string), and a real model writes
+// "a >> b", not "a \u003e\u003e b".
+func marshalPlain(v any) json.RawMessage {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // maps of strings and slices always encode
+	return json.RawMessage(strings.TrimSuffix(b.String(), "\n"))
+}
