@@ -6,7 +6,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 ARGS     ?=
 
-.PHONY: run build test generate check bench fuzz vendor-check clean
+.PHONY: run build test generate check bench fuzz vendor-check e2e-deps clean
 
 ## run: build paddock and start the dashboard with embedded defaults
 run: build
@@ -20,6 +20,11 @@ build:
 ## unless E2E_REQUIRED=1 / SHARED_REQUIRED=1)
 test:
 	$(GO) test -race -count=1 ./...
+
+## e2e-deps: install the pinned agent CLIs the end-to-end tests drive, into
+## $$PADDOCK_AGENTS (default ~/.cache/paddock/agents), outside the repository
+e2e-deps:
+	bash .ci/install-agents
 
 ## generate: regenerate templ components (the generated *_templ.go files are committed)
 generate:
