@@ -14,6 +14,8 @@ import (
 	"time"
 
 	qrcode "github.com/skip2/go-qrcode"
+
+	"paddock/internal/hookrelay"
 )
 
 // serveState is what a running serve tells the other commands (pair needs
@@ -23,9 +25,13 @@ type serveState struct {
 	HTTPSPort int      `json:"https_port"`
 	HTTPPort  int      `json:"http_port,omitempty"`
 	URLs      []string `json:"urls"`
+	// The hook listener, read by `paddock hook` (internal/hookrelay) on
+	// every agent event.
+	HookPort int    `json:"hook_port,omitempty"`
+	HookAddr string `json:"hook_addr,omitempty"`
 }
 
-const stateFile = "serve.json"
+const stateFile = hookrelay.StateFile
 
 func writeState(dir string, st serveState) error {
 	b, err := json.MarshalIndent(st, "", "  ")

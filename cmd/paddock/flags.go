@@ -45,7 +45,7 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 	var level string
 	if serveOnly {
 		fs.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "plain-HTTP address serving only the CA page and a redirect; empty disables it")
-		fs.StringVar(&cfg.HookAddr, "hook-addr", cfg.HookAddr, "loopback address for agent hooks")
+		fs.StringVar(&cfg.HookAddr, "hook-addr", cfg.HookAddr, "loopback address (127.0.0.1, ::1 or localhost) of the listener for agent hooks; port 0 picks a free one, empty disables it")
 		fs.StringVar(&cfg.CertFile, "cert", "", "use this certificate (PEM) instead of paddock's local CA; needs --key")
 		fs.StringVar(&cfg.KeyFile, "key", "", "private key (PEM) for --cert")
 		fs.StringVar(&cfg.ClaudeDir, "claude-dir", cfg.ClaudeDir, "Claude Code config dir (default $CLAUDE_CONFIG_DIR or ~/.claude)")

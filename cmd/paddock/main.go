@@ -11,12 +11,20 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"paddock/internal/hookrelay"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 func main() {
+	// Agents run `paddock hook` on every event: it goes first, before any
+	// other setup, and always exits 0.
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		os.Exit(hookMain(hookrelay.ProcessStart(time.Now()), os.Args[2:]))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
 	stop()
@@ -34,6 +42,10 @@ Usage:
   paddock token list             list API tokens
   paddock token revoke ID        revoke an API token
   paddock ca                     print the CA certificate path and fingerprint
+  paddock hooks install          make every installed agent report to paddock (--runtime R, --dry-run shows the diff)
+  paddock hooks uninstall        remove paddock's hooks, and only those (--runtime R, --dry-run)
+  paddock hooks status           which agents call paddock's hooks
+  paddock hook EVENT             what the agents' hooks run: payload on stdin, always exit 0, no output (see -h)
   paddock version                print the version
 `
 
@@ -55,6 +67,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		err = cmdToken(ctx, args[1:], stdout, stderr, getenv)
 	case "ca":
 		err = cmdCA(ctx, args[1:], stdout, stderr, getenv)
+	case "hooks":
+		err = cmdHooks(ctx, args[1:], stdout, stderr, getenv)
+	case "hook":
+		return cmdHook(ctx, time.Now(), args[1:], hookStdin(), stdout, stderr, getenv)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "paddock", version)
 	case "help", "-h", "--help":

@@ -88,6 +88,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 		defer plainLn.Close()
 	}
+	hooks, err := openHookListener(cfg, log.With("component", "hooks"))
+	if err != nil {
+		return err
+	}
+	defer hooks.Close()
 
 	srv, err := web.New(web.Options{
 		Sessions:     cat,
@@ -104,7 +109,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 
-	st := serveState{PID: os.Getpid(), HTTPSPort: httpsPort}
+	st := serveState{PID: os.Getpid(), HTTPSPort: httpsPort, HookPort: hooks.Port(), HookAddr: hooks.Addr()}
 	if plainLn != nil {
 		st.HTTPPort = plainLn.Addr().(*net.TCPAddr).Port
 	}
@@ -119,11 +124,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	printBanner(stdout, st, cm.CAFingerprint(), pairLink(st.URLs, code), expires)
+	offerHookInstall(stdout, cfg, getenv)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	errs := make(chan error, 5)
+	errs := make(chan error, 6)
 	goRun := func(name string, f func() error) {
 		wg.Add(1)
 		go func() {
@@ -149,6 +155,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		goRun("http", func() error { return plainSrv.Serve(plainLn) })
 	}
+	if hooks != nil {
+		goRun("hook listener", hooks.Serve)
+	}
 	goRun("certificates", func() error { refreshCerts(ctx, cm, log); return nil })
 
 	<-ctx.Done()
@@ -158,6 +167,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if plainSrv != nil {
 		_ = plainSrv.Shutdown(shutdown)
 	}
+	hooks.Shutdown(shutdown)
 	wg.Wait()
 	close(errs)
 	for err := range errs {

@@ -79,7 +79,7 @@ func startServe(t *testing.T, home string, extra ...string) *server {
 	t.Helper()
 	bin := paddockBinary(t)
 	data := filepath.Join(t.TempDir(), "data")
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--sweep", "500ms"}, extra...)
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--hook-addr", "127.0.0.1:0", "--sweep", "500ms"}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "PADDOCK_HOME="+data, "CLAUDE_CONFIG_DIR=")
 	stdout, err := cmd.StdoutPipe()

@@ -1,0 +1,370 @@
+// Package hookrelay is the client side of `paddock hook`, the command every
+// agent's hook configuration runs: it takes the hook payload (stdin, or the
+// last argument for Codex notify), adds what the agent leaves out (the
+// agent's pid, its parent, tty, terminal and tmux pane, paddock's terminal
+// id) under hookstate.RelayField, and posts it with the hook secret to the
+// loopback listener of a running `paddock serve` (internal/hookintake).
+//
+// It must never stall or disturb the agent. Whatever goes wrong — no serve
+// running, a stale serve.json, no secret, connection refused, no answer —
+// it gives up within Timeout (100 ms from the command's start) and the
+// command exits 0 with no output: the agent goes on as if paddock were not
+// there. It prints nothing at all for now; the hook of an event whose
+// stdout the agent would feed to the model (SessionStart,
+// UserPromptSubmit) never prints, whatever the server answers (MayDecide).
+// It never logs or prints the secret or the payload, and it stays cheap:
+// it reads two small files from the data dir and opens no database, no
+// certificate and no logger.
+package hookrelay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"paddock/internal/hookintake"
+	"paddock/internal/hookstate"
+)
+
+// Timeout is the relay's whole budget, from the hook command's start to
+// the listener's answer.
+const Timeout = 100 * time.Millisecond
+
+// MaxPayload is the largest payload relayed; the listener takes no more.
+const MaxPayload = hookstate.MaxPayloadSize
+
+// StateFile is the file `paddock serve` writes in the data dir while it
+// runs (cmd/paddock's serveState); the relay reads its pid and hook port.
+const StateFile = "serve.json"
+
+// maxPreMain caps ProcessStart's estimate of the time before main.
+const maxPreMain = 50 * time.Millisecond
+
+// maxOutput bounds a decision read from the listener.
+const maxOutput = 64 << 10
+
+// Args is the relay's command line:
+//
+//	paddock hook [--runtime R] [--data-dir D] [EVENT] [PAYLOAD-JSON]
+//
+// The payload is read from stdin unless it is given as the last argument
+// (Codex notify appends it there).
+type Args struct {
+	Runtime string // default "claude"
+	DataDir string // "" means the default data dir
+	Event   string // the event the hook was installed for; the payload's own name wins
+	Payload []byte // non-nil when given on the command line
+}
+
+// ParseArgs reads the relay's arguments. It never writes anything: an
+// agent runs this, and a usage message would land in its transcript.
+func ParseArgs(args []string) (Args, error) {
+	a := Args{}
+	fs := flag.NewFlagSet("paddock hook", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&a.Runtime, "runtime", hookstate.RuntimeClaude, "")
+	fs.StringVar(&a.DataDir, "data-dir", "", "")
+	if err := fs.Parse(args); err != nil {
+		return a, err
+	}
+	rest := fs.Args()
+	switch {
+	case len(rest) == 0:
+	case len(rest) == 1 && strings.HasPrefix(strings.TrimSpace(rest[0]), "{"):
+		a.Payload = []byte(rest[0])
+	case len(rest) == 1:
+		a.Event = rest[0]
+	default:
+		a.Event, a.Payload = rest[0], []byte(rest[len(rest)-1])
+	}
+	return a, nil
+}
+
+// Usage is the relay's help text (`paddock hook -h`), for stderr.
+const Usage = `Usage: paddock hook [--runtime R] [--data-dir D] [EVENT] [PAYLOAD-JSON]
+
+The command agents' hooks run (installed by paddock hooks install). It reads
+the hook payload from stdin (or the last argument), posts it to the running
+paddock serve and always exits 0 without output; when paddock is down or slow
+it gives up within 100 ms. PADDOCK_HOOK_DEBUG=1 reports on stderr what it did.
+`
+
+// Options are one relay run.
+type Options struct {
+	Args
+	Stdin  io.Reader           // the payload when Args.Payload is nil; nil reads as empty
+	Getenv func(string) string // default os.Getenv
+	// Start is when the hook command started: the budget runs from it, and
+	// it is RelayInfo.SentAt. Default: now.
+	Start   time.Time
+	Timeout time.Duration // default Timeout
+	// Process describes the agent process; default ProbeProcess.
+	Process func() Process
+	// AcceptDecision lets Run return an answer of the listener for the
+	// events that can carry a decision (MayDecide). Off: no decision path
+	// exists yet, and the command prints nothing. When it comes, the
+	// listener will answer a held event within the budget with headers
+	// and the relay will wait for the body up to the hook's own timeout.
+	AcceptDecision bool
+}
+
+// Process is what the relay knows about the agent that ran the hook.
+type Process struct {
+	PID  int    // the agent (the hook's parent, past a `sh -c` wrapper)
+	PPID int    // the agent's parent, usually the shell it was started from
+	TTY  string // the agent's controlling terminal, "" when it has none
+}
+
+// Result is what a run did; the command shows it only under
+// PADDOCK_HOOK_DEBUG.
+type Result struct {
+	Delivered bool          // the listener accepted the event (2xx)
+	Status    int           // the listener's status, 0 when none came
+	Output    []byte        // a decision to print; only with AcceptDecision and MayDecide
+	Err       error         // why it was not delivered; never holds the secret or payload
+	Elapsed   time.Duration // from Start
+}
+
+// Errors a Result may carry (test with errors.Is).
+var (
+	ErrNotRunning = errors.New("paddock serve is not running (no hook listener in " + StateFile + ")")
+	ErrStale      = errors.New(StateFile + " is stale: its serve process is gone")
+	ErrNoPayload  = errors.New("no payload")
+	ErrTooLarge   = errors.New("payload too large")
+)
+
+// Run relays one event. It returns within the budget whatever happens.
+func Run(ctx context.Context, o Options) (res Result) {
+	if o.Start.IsZero() {
+		o.Start = time.Now()
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = Timeout
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Process == nil {
+		o.Process = ProbeProcess
+	}
+	defer func() { res.Elapsed = time.Since(o.Start) }()
+	ctx, cancel := context.WithDeadline(ctx, o.Start.Add(o.Timeout))
+	defer cancel()
+
+	// The payload first, even when paddock is down: an agent writing it to
+	// a hook that exits without reading can see a broken pipe and report
+	// the hook as failed.
+	payload := o.Payload
+	if payload == nil {
+		var err error
+		if payload, err = readPayload(ctx, o.Stdin); err != nil {
+			return Result{Err: err}
+		}
+	}
+	if len(bytes.TrimSpace(payload)) == 0 {
+		return Result{Err: ErrNoPayload}
+	}
+	if len(payload) > MaxPayload {
+		return Result{Err: ErrTooLarge}
+	}
+	addr, secret, err := locate(o.DataDir)
+	if err != nil {
+		return Result{Err: err}
+	}
+	body := withRelay(payload, relayInfo(o))
+
+	u := "http://" + addr + hookintake.PathPrefix + url.PathEscape(o.Runtime)
+	if o.Event != "" {
+		u += "/" + url.PathEscape(o.Event)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return Result{Err: fmt.Errorf("request: %w", err)}
+	}
+	req.Header.Set(hookintake.SecretHeader, secret)
+	req.Header.Set("Content-Type", "application/json")
+	// One request, no proxy (the environment's HTTP_PROXY must never see
+	// the secret), no redirects, no connection kept.
+	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true, DialContext: (&net.Dialer{}).DialContext,
+		MaxResponseHeaderBytes: 16 << 10}
+	defer tr.CloseIdleConnections()
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		return Result{Err: fmt.Errorf("post to %s: %w", addr, scrub(err))}
+	}
+	defer resp.Body.Close()
+	res = Result{Status: resp.StatusCode, Delivered: resp.StatusCode/100 == 2}
+	if !res.Delivered {
+		res.Err = fmt.Errorf("the listener answered %s", resp.Status)
+		return res
+	}
+	if o.AcceptDecision && resp.StatusCode == http.StatusOK && MayDecide(o.Runtime, o.Event) {
+		out, err := io.ReadAll(io.LimitReader(resp.Body, maxOutput+1))
+		if err == nil && len(out) <= maxOutput {
+			res.Output = out
+		}
+	}
+	return res
+}
+
+// MayDecide says whether the agent takes the hook's stdout for event as a
+// decision (allow/deny/block), the only case the relay may ever print. It
+// is a list of what may, so that an event it does not know — and
+// SessionStart and UserPromptSubmit above all, whose stdout the agent
+// feeds to the model — never prints.
+func MayDecide(runtime, event string) bool {
+	switch runtime {
+	case hookstate.RuntimeClaude, hookstate.RuntimeCodex:
+		return event == "PermissionRequest" || event == "PreToolUse"
+	case hookstate.RuntimeCursor:
+		return event == "beforeShellExecution" || event == "beforeMCPExecution"
+	case hookstate.RuntimePi:
+		return event == "tool_call"
+	case hookstate.RuntimeKimi:
+		return event == "PreToolUse"
+	}
+	return false
+}
+
+// readPayload reads stdin to its end, within the budget. An oversized
+// payload is drained (so the agent's write completes) and dropped.
+func readPayload(ctx context.Context, r io.Reader) ([]byte, error) {
+	if r == nil {
+		return nil, ErrNoPayload
+	}
+	type read struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
+		if err == nil && len(b) > MaxPayload {
+			_, _ = io.Copy(io.Discard, r)
+			b, err = nil, ErrTooLarge
+		}
+		ch <- read{b, err}
+	}()
+	select {
+	case rd := <-ch:
+		if rd.err != nil && !errors.Is(rd.err, ErrTooLarge) {
+			return nil, fmt.Errorf("reading the payload: %w", rd.err)
+		}
+		return rd.b, rd.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("reading the payload: %w", ctx.Err())
+	}
+}
+
+// locate finds the listener and the secret from the data dir.
+func locate(dataDir string) (addr, secret string, err error) {
+	if dataDir == "" {
+		return "", "", errors.New("no data dir")
+	}
+	b, err := os.ReadFile(filepath.Join(dataDir, StateFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", "", ErrNotRunning
+	}
+	if err != nil {
+		return "", "", err
+	}
+	var st struct {
+		PID      int    `json:"pid"`
+		HookPort int    `json:"hook_port"`
+		HookAddr string `json:"hook_addr"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return "", "", fmt.Errorf("%s: %w", StateFile, err)
+	}
+	if st.HookPort <= 0 || st.HookPort > 65535 {
+		return "", "", ErrNotRunning
+	}
+	// serve removes serve.json when it stops; one left by a crash must not
+	// send the secret to whatever took the port since.
+	if st.PID > 0 && !processAlive(st.PID) {
+		return "", "", ErrStale
+	}
+	addr = fmt.Sprintf("127.0.0.1:%d", st.HookPort)
+	if st.HookAddr != "" {
+		// never anywhere but loopback, whatever the file says
+		if addr, err = hookintake.LoopbackAddr(st.HookAddr); err != nil {
+			return "", "", err
+		}
+	}
+	secret, err = hookintake.ReadSecret(dataDir)
+	if err != nil {
+		return "", "", err
+	}
+	return addr, secret, nil
+}
+
+// relayInfo is what the relay adds to the payload.
+func relayInfo(o Options) hookstate.RelayInfo {
+	p := o.Process()
+	env := func(k string) string { return clip(o.Getenv(k)) }
+	return hookstate.RelayInfo{
+		TerminalID:      env("PADDOCK_TERMINAL_ID"),
+		PID:             p.PID,
+		PPID:            p.PPID,
+		TTY:             p.TTY,
+		TermProgram:     env("TERM_PROGRAM"),
+		TmuxPane:        env("TMUX_PANE"),
+		ParentSessionID: env("CLAUDE_CODE_PARENT_SESSION_ID"),
+		SentAt:          o.Start.UTC(),
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 256 {
+		return strings.ToValidUTF8(s[:256], "")
+	}
+	return s
+}
+
+// withRelay adds `"paddock": info` as the last member of the payload's
+// top-level object, without decoding the payload: the agent's own fields
+// stay as they are, and being last, ours wins over any "paddock" key the
+// agent might send. A payload that is not an object is sent as it is, and
+// the listener says what is wrong with it.
+func withRelay(payload []byte, info hookstate.RelayInfo) []byte {
+	p := bytes.TrimSpace(payload)
+	if len(p) < 2 || p[0] != '{' || p[len(p)-1] != '}' {
+		return payload
+	}
+	extra, err := json.Marshal(info)
+	if err != nil {
+		return payload
+	}
+	head := bytes.TrimRight(p[:len(p)-1], " \t\r\n")
+	out := make([]byte, 0, len(head)+len(extra)+len(hookstate.RelayField)+8)
+	out = append(out, head...)
+	if len(head) > 1 { // not an empty object
+		out = append(out, ',')
+	}
+	out = append(out, '"')
+	out = append(out, hookstate.RelayField...)
+	out = append(out, `":`...)
+	out = append(out, extra...)
+	return append(out, '}')
+}
+
+// scrub keeps a transport error to its kind: a url.Error would repeat the
+// URL (harmless today) and wraps the cause we want.
+func scrub(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package hookrelay
+
+import "time"
+
+// ProcessStart is now where the process's age is not cheaply known.
+func ProcessStart(now time.Time) time.Time { return now }
