@@ -267,7 +267,7 @@ func codexNotes(*resolved) []string {
 		"Codex runs hooks from hooks.json only after you trust them: start codex, type /hooks, review paddock's entries and trust them. " +
 			"Trust is pinned to each hook's hash, so trust again after paddock's binary or data dir moves. " +
 			"Until then Codex skips them (codex --dangerously-bypass-hook-trust runs them for one session).",
-		"notify in config.toml reports turn ends; Codex appends the event JSON as the last argument.",
+		"paddock's notify in config.toml (installed unless you already have a notify program) reports turn ends; Codex appends the event JSON as the last argument.",
 	}
 }
 
