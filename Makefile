@@ -8,7 +8,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 50000x
 ARGS     ?=
 
-.PHONY: run build test generate check bench fuzz vendor-check e2e-deps clean
+.PHONY: run build test generate check bench fuzz vendor-check e2e-deps demo fixtures clean
 
 ## run: build paddock and start the dashboard with embedded defaults
 run: build
@@ -27,6 +27,17 @@ test:
 ## $$PADDOCK_AGENTS (default ~/.cache/paddock/agents), outside the repository
 e2e-deps:
 	bash .ci/install-agents
+
+## demo: a mock model, paddock and real agent sessions (the CLIs from
+## make e2e-deps) in a throw-away HOME, until Ctrl-C; flags in ARGS, e.g.
+## make demo ARGS="--addr :8443 --http-addr :8080" next to a real paddock
+demo:
+	GO=$(GO) $(GO) run ./cmd/paddock-demo $(ARGS)
+
+## fixtures: re-record testdata/<cli>-<version>/ from the pinned real CLIs
+## (make e2e-deps) driven against the mock model; commit the result
+fixtures:
+	E2E_REQUIRED=1 $(GO) test -count=1 -timeout 30m -run '^TestRecordFixtures$$' -v ./internal/agenttest -args -record
 
 ## generate: regenerate templ components (the generated *_templ.go files are committed)
 generate:

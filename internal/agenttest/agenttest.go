@@ -4,51 +4,40 @@
 // mockmodel server, and runs each CLI interactively in tmux on a private
 // socket, typing and reading the screen like a person would.
 //
-// It is test-support code imported by _test files: every helper takes a
-// testing.TB, and it keeps no package-level state. It must never touch the
-// real HOME, the user's tmux server, or any process it did not start.
+// It is the testing.TB face of internal/agentenv, which holds the recipes
+// and the tmux driver: here a missing CLI skips the test (fails under
+// E2E_REQUIRED=1), errors fail it, and everything is closed by tb.Cleanup.
+// It is test-support code imported by _test files and keeps no
+// package-level state. It must never touch the real HOME, the user's tmux
+// server, or any process it did not start.
 package agenttest
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"paddock/internal/agentenv"
 )
 
 // CLI names an agent program; the value is its command name in
-// $PADDOCK_AGENTS/bin.
-type CLI string
+// $PADDOCK_AGENTS/bin. Pinned gives the npm package and version
+// .ci/install-agents installs.
+type CLI = agentenv.CLI
 
 const (
-	Claude   CLI = "claude"
-	Codex    CLI = "codex"
-	OpenCode CLI = "opencode"
-	Pi       CLI = "pi"
+	Claude   = agentenv.Claude
+	Codex    = agentenv.Codex
+	OpenCode = agentenv.OpenCode
+	Pi       = agentenv.Pi
+	// Kimi is optional in .ci/install-agents.
+	Kimi = agentenv.Kimi
 )
-
-// Pinned returns the npm package and version of cli, as installed by
-// .ci/install-agents (keep the two in step). The drivers' screens and
-// configs were verified against exactly these versions.
-func (cli CLI) Pinned() (pkg, version string, ok bool) {
-	switch cli {
-	case Claude:
-		return "@anthropic-ai/claude-code", "2.1.328", true
-	case Codex:
-		return "@openai/codex", "0.169.0", true
-	case OpenCode:
-		return "opencode-ai", "1.18.33", true
-	case Pi:
-		return "@mariozechner/pi-coding-agent", "0.73.1", true
-	}
-	return "", "", false
-}
 
 // EnvAgents names the install prefix; EnvRequired=1 turns "not installed"
 // from a skip into a failure (CI sets it).
 const (
-	EnvAgents   = "PADDOCK_AGENTS"
+	EnvAgents   = agentenv.EnvAgents
 	EnvRequired = "E2E_REQUIRED"
 )
 
@@ -58,17 +47,8 @@ const (
 // fails under E2E_REQUIRED=1.
 func AgentsDir(tb testing.TB) string {
 	tb.Helper()
-	dir := os.Getenv(EnvAgents)
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			missing(tb, "cannot find the agent CLIs: no $HOME and no $"+EnvAgents)
-		}
-		dir = filepath.Join(home, ".cache", "paddock", "agents")
-	}
-	if st, err := os.Stat(filepath.Join(dir, "bin")); err != nil || !st.IsDir() {
-		missing(tb, fmt.Sprintf("agent CLIs not installed in %s", dir))
-	}
+	dir, err := agentenv.AgentsDir()
+	check(tb, err)
 	return dir
 }
 
@@ -77,34 +57,29 @@ func AgentsDir(tb testing.TB) string {
 // something else).
 func Bin(tb testing.TB, cli CLI) string {
 	tb.Helper()
-	dir := AgentsDir(tb)
-	pkg, version, ok := cli.Pinned()
-	if !ok {
-		tb.Fatalf("agenttest: unknown CLI %q", cli)
-	}
-	bin := filepath.Join(dir, "bin", string(cli))
-	if _, err := os.Stat(bin); err != nil {
-		missing(tb, fmt.Sprintf("%s not installed (%s missing)", cli, bin))
-	}
-	pj := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "package.json")
-	var meta struct{ Version string }
-	data, err := os.ReadFile(pj)
-	if err == nil {
-		err = json.Unmarshal(data, &meta)
-	}
-	if err != nil {
-		missing(tb, fmt.Sprintf("%s: cannot read %s: %v", cli, pj, err))
-	}
-	if meta.Version != version {
-		missing(tb, fmt.Sprintf("%s is %s@%s, want the pinned %s", cli, pkg, meta.Version, version))
-	}
+	bin, err := agentenv.Bin(cli)
+	check(tb, err)
 	return bin
 }
 
-// missing skips, or fails under E2E_REQUIRED=1, with the fix in the message.
-func missing(tb testing.TB, why string) {
+// check skips on an *agentenv.MissingError (or fails under
+// E2E_REQUIRED=1), and fails the test on any other error.
+func check(tb testing.TB, err error) {
 	tb.Helper()
-	msg := why + "; run `make e2e-deps` (.ci/install-agents) or set " + EnvAgents
+	if err == nil {
+		return
+	}
+	var me *agentenv.MissingError
+	if errors.As(err, &me) {
+		missing(tb, me.Error())
+	}
+	tb.Fatalf("agenttest: %v", err)
+}
+
+// missing skips, or fails under E2E_REQUIRED=1; msg says what is missing
+// and how to install it.
+func missing(tb testing.TB, msg string) {
+	tb.Helper()
 	if os.Getenv(EnvRequired) == "1" {
 		tb.Fatal(EnvRequired + "=1 but " + msg)
 	}

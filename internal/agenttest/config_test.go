@@ -41,6 +41,16 @@ func run(r *recorder, f func()) {
 	f()
 }
 
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // fakePrefix builds an install prefix holding cli at version.
 func fakePrefix(t *testing.T, cli CLI, version string) string {
 	t.Helper()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"paddock/internal/agentenv"
 )
 
 // These tests drive plain shell programs, so the tmux driver itself is
@@ -88,14 +90,14 @@ func TestTermCloseKillsEverything(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	owned := ownedProcs(term.PID(), term.marker)
-	if len(owned) < 3 {
-		t.Fatalf("owned processes %v: want the shell, its sleep and the daemon", owned)
+	owned := term.tmux.Owned()
+	if len(owned) < 4 {
+		t.Fatalf("owned processes %v: want the server, the shell, its sleep and the daemon", owned)
 	}
-	server := term.serverPID
+	server := term.tmux.ServerPID()
 	term.Close()
 	for _, pid := range append(owned, daemon, server) {
-		if alive(pid) {
+		if agentenv.Alive(pid) {
 			t.Errorf("pid %d survived Close", pid)
 		}
 	}

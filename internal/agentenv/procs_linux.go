@@ -1,6 +1,6 @@
 //go:build linux
 
-package agenttest
+package agentenv
 
 import (
 	"bytes"
@@ -9,11 +9,12 @@ import (
 	"strconv"
 )
 
-// ownedProcs returns the live (non-zombie) processes a Term owns: the
-// descendants of root, plus every process whose environment carries marker.
+// ownedProcs returns the live (non-zombie) processes a Tmux owns: roots
+// and their descendants, plus every process whose environment carries
+// marker.
 // The marker catches what escapes the tree: Codex 0.169 starts an app-server
 // daemon that detaches (setsid) and outlives the TUI, re-parented to init.
-func ownedProcs(root int, marker string) []int {
+func ownedProcs(roots []int, marker string) []int {
 	type info struct {
 		ppid   int
 		zombie bool
@@ -43,10 +44,12 @@ func ownedProcs(root int, marker string) []int {
 		procs[pid] = info{ppid: ppid, zombie: deadStat(stat)}
 	}
 	owned := map[int]bool{}
-	if _, ok := procs[root]; ok && root > 0 {
-		owned[root] = true
+	for _, root := range roots {
+		if _, ok := procs[root]; ok && root > 0 {
+			owned[root] = true
+		}
 	}
-	// Walk down from root until no new child appears.
+	// Walk down from the roots until no new child appears.
 	for grew := true; grew; {
 		grew = false
 		for pid, in := range procs {

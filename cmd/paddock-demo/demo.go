@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"paddock/internal/agentenv"
+	"paddock/internal/hookinstall"
+	"paddock/internal/mockmodel"
+)
+
+// demo is everything one run started; close stops it all.
+type demo struct {
+	root  string // the throw-away directory: home/, bin/, logs
+	home  string // the fake HOME every agent and paddock share
+	data  string // paddock's data dir ($PADDOCK_HOME)
+	keep  bool
+	mock  *mockmodel.Server
+	serve *serveProc
+	tmux  *agentenv.Tmux
+	log   io.Writer // progress messages
+}
+
+// playTimeout bounds one scenario: starting a CLI and typing its prompts
+// against the mock takes seconds (OpenCode's first start the longest).
+const playTimeout = 2 * time.Minute
+
+// started is one scenario's session.
+type started struct {
+	scenario
+	setup *agentenv.Setup
+	pane  *agentenv.Pane
+	err   error
+}
+
+func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) {
+	begin := time.Now()
+	root, err := os.MkdirTemp("", "paddock-demo-")
+	if err != nil {
+		return err
+	}
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return err
+	}
+	d := &demo{root: root, home: filepath.Join(root, "home"), keep: cfg.Keep, log: stderr}
+	d.data = filepath.Join(d.home, ".local", "share", "paddock")
+	defer func() {
+		stopping := time.Now()
+		cerr := d.close()
+		if cerr == nil && ctx.Err() != nil {
+			fmt.Fprintf(stderr, "paddock-demo: stopped everything in %s\n", time.Since(stopping).Round(100*time.Millisecond))
+		}
+		if err == nil {
+			err = cerr
+		}
+	}()
+	// The mock and the agents outlive a first Ctrl-C only as long as close
+	// takes; close stops them in order.
+	bg := context.WithoutCancel(ctx)
+
+	bin := cfg.Paddock
+	if bin == "" {
+		fmt.Fprintln(stderr, "paddock-demo: building paddock…")
+		if bin, err = buildPaddock(ctx, filepath.Join(root, "bin")); err != nil {
+			return err
+		}
+	}
+	if d.mock, err = mockmodel.Start(bg, mockmodel.Options{}); err != nil {
+		return err
+	}
+	env := agentenv.BaseEnv(d.home, username())
+
+	// Set every installed agent up in the shared HOME.
+	var sessions []*started
+	for _, s := range selectScenarios(scenarios, cfg.Only) {
+		setup, err := agentenv.New(s.CLI, agentenv.Config{Home: d.home, Cwd: filepath.Join(d.home, s.Name), ModelURL: d.mock.URL()})
+		var missing *agentenv.MissingError
+		if errors.As(err, &missing) {
+			fmt.Fprintf(stderr, "paddock-demo: skipping %s: %v\n", s.Name, err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		sessions = append(sessions, &started{scenario: s, setup: setup})
+	}
+	if len(sessions) == 0 {
+		return errors.New("no agent CLI is installed: run `make e2e-deps` first")
+	}
+	// Set paddock's own environment before the hooks, so that the relay
+	// the agents run finds the same data dir.
+	env = append(env, "PADDOCK_HOME="+d.data)
+
+	// paddock's hooks, so its live state shows too; the relay must work,
+	// or Claude would read a failing hook as "block this prompt". Installed
+	// before serve starts, which then has no first-run advice to print.
+	if relayWorks(ctx, bin, d.data, env) {
+		d.installHooks(bin, sessions)
+	} else {
+		fmt.Fprintln(stderr, "paddock-demo: this paddock has no working `paddock hook` relay: agent hooks not installed (sessions show from their files only)")
+	}
+
+	args := []string{"--addr", cfg.Addr, "--http-addr", cfg.HTTPAddr, "--sweep", "1s"}
+	if cfg.HookAddr != "" {
+		args = append(args, "--hook-addr", cfg.HookAddr)
+	}
+	if d.serve, err = startServe(ctx, bin, args, env, stdout, filepath.Join(root, "paddock.log")); err != nil {
+		return err
+	}
+
+	if d.tmux, err = agentenv.NewTmux(agentenv.TmuxOptions{StatusBar: true}); err != nil {
+		return err
+	}
+	for _, s := range sessions {
+		if s.pane, s.err = d.tmux.Start(s.setup.Spec(s.Name)); s.err != nil {
+			return s.err
+		}
+	}
+	fmt.Fprintf(stderr, "paddock-demo: starting %d agent sessions…\n", len(sessions))
+	d.play(ctx, sessions)
+	if ctx.Err() != nil {
+		return nil
+	}
+	d.summary(stdout, sessions, time.Since(begin))
+	<-ctx.Done()
+	fmt.Fprintln(stderr, "\npaddock-demo: stopping…")
+	return nil
+}
+
+// installHooks installs paddock's hooks into the agents' configs in the
+// fake HOME (each Setup's env says where: CODEX_HOME, PI_CODING_AGENT_DIR…).
+func (d *demo) installHooks(bin string, sessions []*started) {
+	env := map[string]string{}
+	var runtimes []string
+	for _, s := range sessions {
+		for _, kv := range s.setup.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		if !slices.Contains(runtimes, string(s.CLI)) {
+			runtimes = append(runtimes, string(s.CLI))
+		}
+	}
+	opts := hookinstall.Options{Binary: bin, DataDir: d.data, Home: d.home, Env: func(k string) string { return env[k] }}
+	res, err := hookinstall.Install(opts, runtimes, false)
+	for _, r := range res {
+		fmt.Fprintln(d.log, "paddock-demo: hooks:", r.Summary())
+	}
+	if err != nil {
+		fmt.Fprintln(d.log, "paddock-demo: installing hooks:", err)
+		return
+	}
+	for _, s := range sessions {
+		if s.CLI == agentenv.Codex {
+			// Codex runs hooks.json only once trusted in its /hooks
+			// screen; for a throw-away HOME, trust them for the session.
+			s.setup.Argv = append(s.setup.Argv, agentenv.CodexBypassHookTrust)
+		}
+	}
+}
+
+// play runs every scenario at once; each ends with its session left as
+// the scenario says, or with an error kept in s.err.
+func (d *demo) play(ctx context.Context, sessions []*started) {
+	var wg sync.WaitGroup
+	for _, s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(ctx, playTimeout)
+			defer cancel()
+			s.err = s.play(ctx, s.pane, s.setup)
+		}()
+	}
+	wg.Wait()
+	for _, s := range sessions {
+		if s.err != nil && ctx.Err() == nil {
+			fmt.Fprintf(d.log, "paddock-demo: %s did not play out: %v\n", s.Name, s.err)
+		}
+	}
+}
+
+// summary tells the newcomer what runs and how to look at it.
+func (d *demo) summary(w io.Writer, sessions []*started, took time.Duration) {
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Agent sessions (real CLIs against a mock model), ready in %s:\n", took.Round(time.Second))
+	for _, s := range sessions {
+		state := s.describe()
+		if s.err != nil {
+			state = "did not play out (see above)"
+		}
+		fmt.Fprintf(w, "  %-16s %-9s %s\n", s.Name, s.CLI, state)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Watch or drive them: tmux -S %s attach   (Ctrl-b s picks a session, Ctrl-b d detaches)\n", d.tmux.Socket())
+	if len(d.serve.URLs) > 0 {
+		fmt.Fprintf(w, "Dashboard: %s — pair this browser or your phone with the link or QR code above.\n", d.serve.URLs[0])
+	}
+	fmt.Fprintf(w, "Throw-away HOME: %s (paddock's log: %s)\n", d.home, filepath.Join(d.root, "paddock.log"))
+	if d.keep {
+		fmt.Fprintln(w, "Press Ctrl-C to stop everything; --keep leaves the HOME in place.")
+	} else {
+		fmt.Fprintln(w, "Press Ctrl-C to stop everything and remove the HOME.")
+	}
+}
+
+// close stops what run started, the agents first (with any daemon they
+// left, like Codex's app-server), then paddock, then the mock, and removes
+// the throw-away directory unless keep. It reports what failed to stop.
+func (d *demo) close() error {
+	var errs []error
+	if d.tmux != nil {
+		errs = append(errs, d.tmux.Close())
+	}
+	if d.serve != nil {
+		errs = append(errs, d.serve.stop(10*time.Second))
+	}
+	if d.mock != nil {
+		errs = append(errs, d.mock.Close())
+	}
+	if d.keep {
+		fmt.Fprintf(d.log, "paddock-demo: kept %s\n", d.root)
+	} else if d.root != "" {
+		errs = append(errs, os.RemoveAll(d.root))
+	}
+	return errors.Join(errs...)
+}
+
+func username() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "paddock"
+}
