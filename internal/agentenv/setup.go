@@ -69,8 +69,7 @@ type Setup struct {
 // Dialogs are how a CLI's approval and question prompts look on screen and
 // which keys answer them, as seen on the pinned version. A nil regexp means
 // the CLI has no such prompt against the mock: Pi asks nothing (it runs
-// tools without approval and offers no question tool), and Kimi 2.1.0
-// rejects the mock's AskUserQuestion arguments.
+// tools without approval and offers no question tool).
 type Dialogs struct {
 	// Approval matches the screen while a tool call waits for approval;
 	// Approve allows it once, Deny refuses it.
@@ -472,6 +471,9 @@ max_context_size = 128000
 		Approval: regexp.MustCompile(`Run this command\?`),
 		Approve:  []string{"1"}, // Approve once
 		Deny:     []string{"3"}, // Reject; the model then goes on
+		// Option 1 ("Red"), then 1 (Submit) on the review page.
+		Question: regexp.MustCompile(`\? Which color do you prefer\?`),
+		Answer:   []string{"1", "1"},
 	}
 	return nil
 }

@@ -1,5 +1,5 @@
 // Package agenttest drives the real, pinned agent CLIs (Claude Code, Codex,
-// OpenCode, Pi) for end-to-end tests: it finds them where
+// OpenCode, Pi, Kimi) for end-to-end tests: it finds them where
 // .ci/install-agents put them, writes a throw-away HOME configured against a
 // mockmodel server, and runs each CLI interactively in tmux on a private
 // socket, typing and reading the screen like a person would.

@@ -25,6 +25,11 @@
 //	prompt has SLOW                     → "Mock reply: done (turn <turn>)." after Options.SlowDelay
 //	anything else (or no tool offered)  → "Mock reply: done (turn <turn>)."
 //
+// Tool-call arguments are fitted to the JSON Schema the request offers for
+// that tool (schema.go): the CLIs validate calls against it at every level,
+// and one tool name can have different schemas (Claude's AskUserQuestion
+// takes multiSelect, Kimi's multi_select).
+//
 // PlainReply, RunCommand, TitleReply and the constants in script.go give the
 // exact texts to assert on. Every request is logged (Requests, WaitFor).
 //

@@ -122,7 +122,7 @@ func parseResponses(body []byte) (responsesRequest, conversation, error) {
 	}
 	conv.title = isTitleRequest(len(conv.tools) > 0, system, conv.items)
 	if req.Text.Format.Type == "json_schema" {
-		conv.titleJSON = newTool("", req.Text.Format.Schema).props["title"]
+		conv.titleJSON = parseSchema(req.Text.Format.Schema).defines("title")
 	}
 	return req, conv, nil
 }

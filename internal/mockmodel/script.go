@@ -3,6 +3,7 @@ package mockmodel
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -97,25 +98,15 @@ type item struct {
 	toolResult bool
 }
 
-// tool is one offered tool: its name and the property names of its input
-// schema, so arguments can be trimmed to what the tool accepts.
+// tool is one offered tool: its name and its input schema (nil when the
+// request gave none), which the arguments are fitted to.
 type tool struct {
-	name  string
-	props map[string]bool
+	name   string
+	schema *schema
 }
 
-func newTool(name string, schema json.RawMessage) tool {
-	t := tool{name: name}
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) == nil && len(s.Properties) > 0 {
-		t.props = map[string]bool{}
-		for k := range s.Properties {
-			t.props[k] = true
-		}
-	}
-	return t
+func newTool(name string, params json.RawMessage) tool {
+	return tool{name: name, schema: parseSchema(params)}
 }
 
 var (
@@ -202,7 +193,8 @@ func titleSubject(prompt string) string {
 }
 
 // shellTools lists shell tools in preference order with the arguments each
-// expects. Arguments a tool's schema does not declare are dropped.
+// expects. The arguments are fitted to the offered schema (fitArgs): those
+// it does not declare are dropped.
 var shellTools = []struct {
 	name string
 	args func(cmd string) map[string]any
@@ -244,27 +236,41 @@ func shellCall(offered []tool, turn int) (string, json.RawMessage, bool) {
 	return "", nil, false
 }
 
-// questionCall builds the runtime's own question tool call.
+// questionTools are the runtimes' question tools in preference order, each
+// with the field its own schema adds to a question.
+var questionTools = []struct {
+	name  string
+	extra map[string]any
+}{
+	{"AskUserQuestion", map[string]any{"multiSelect": false}},   // Claude Code; Kimi's schema renames it multi_select
+	{"request_user_input", map[string]any{"id": "color"}},       // Codex requires a stable id
+	{"question", map[string]any{"multiple": false}},             // OpenCode
+	{"ask_user_question", map[string]any{"multiSelect": false}}, // fitted to whatever its schema spells
+}
+
+// questionCall builds the runtime's own question tool call. The question
+// starts in the runtime's usual shape and is then fitted to the schema the
+// request offers (see schema.conform): Kimi's AskUserQuestion shares
+// Claude's name but spells the flag multi_select and refuses multiSelect. A
+// tool whose schema takes one flat question rather than a questions list
+// gets the question's fields at the top level.
 func questionCall(offered []tool) (string, json.RawMessage, bool) {
-	var opts []map[string]any
-	for _, o := range AskOptions() {
-		opts = append(opts, map[string]any{"label": o[0], "description": o[1]})
-	}
-	q := map[string]any{"question": AskQuestion, "header": AskHeader, "options": opts}
-	for _, name := range []string{"AskUserQuestion", "request_user_input", "question", "ask_user_question"} {
-		t, ok := findTool(offered, name)
+	for _, qt := range questionTools {
+		t, ok := findTool(offered, qt.name)
 		if !ok {
 			continue
 		}
-		switch name {
-		case "AskUserQuestion", "ask_user_question": // Claude Code, Kimi
-			q["multiSelect"] = false
-		case "request_user_input": // Codex requires a stable id
-			q["id"] = "color"
-		case "question": // OpenCode
-			q["multiple"] = false
+		var opts []any
+		for _, o := range AskOptions() {
+			opts = append(opts, map[string]any{"label": o[0], "description": o[1]})
 		}
-		return name, fitArgs(t, map[string]any{"questions": []any{q}}), true
+		q := map[string]any{"question": AskQuestion, "header": AskHeader, "options": opts}
+		maps.Copy(q, qt.extra)
+		args := map[string]any{"questions": []any{q}}
+		if !t.schema.defines("questions") && t.schema.defines("question") {
+			args = q
+		}
+		return qt.name, fitArgs(t, args), true
 	}
 	return "", nil, false
 }
@@ -278,17 +284,13 @@ func findTool(offered []tool, name string) (tool, bool) {
 	return tool{}, false
 }
 
-// fitArgs drops arguments the tool's schema does not declare (strict
-// validators such as Codex's reject unknown keys) and encodes the rest.
+// fitArgs fits the arguments to the tool's schema (schema.conform: the
+// CLIs refuse keys their schema does not define, at any depth) and encodes
+// them.
 func fitArgs(t tool, args map[string]any) json.RawMessage {
-	if t.props != nil {
-		for k := range args {
-			if !t.props[k] {
-				delete(args, k)
-			}
-		}
-	}
-	return marshalPlain(args)
+	var v any
+	_ = json.Unmarshal(marshalPlain(args), &v) // to plain JSON values for conform
+	return marshalPlain(t.schema.conform(v))
 }
 
 // marshalPlain encodes without HTML escaping: the CLIs store tool arguments

@@ -206,7 +206,8 @@ func TestSlowReply(t *testing.T) {
 
 // TestReplayRecordedRequests sends every request the real CLIs made in the
 // recordings (../shared/fixtures/real/*/mock-requests.jsonl) to the mock:
-// each must be accepted and answered with the runtime's own tools.
+// each must be accepted and answered with the runtime's own tools, called
+// with arguments that fit the schema the request offered for that tool.
 func TestReplayRecordedRequests(t *testing.T) {
 	tests := []struct {
 		dir                string
@@ -243,7 +244,8 @@ func TestReplayRecordedRequests(t *testing.T) {
 				if rec.Method != http.MethodPost {
 					continue
 				}
-				resp := post(t, hs.URL, rec.Path, []byte(untrimTools(t, fullTools, rec.Body)))
+				body := untrimTools(t, fullTools, rec.Body)
+				resp := post(t, hs.URL, rec.Path, []byte(body))
 				io.Copy(io.Discard, resp.Body)
 				var model struct{ Model string }
 				_ = json.Unmarshal(rec.Body, &model)
@@ -264,6 +266,13 @@ func TestReplayRecordedRequests(t *testing.T) {
 				kinds[r.Kind]++
 				if r.Kind == KindTool && r.Tool != tc.shell && r.Tool != tc.question {
 					t.Errorf("line %d: called %q, want %q or %q", line, r.Tool, tc.shell, tc.question)
+				}
+				if r.Kind == KindTool {
+					// The CLI validates the call against the schema it offered.
+					schema := offeredSchemas(body)[r.Tool]
+					if errs := validate(decode(t, string(schema)), decode(t, string(r.Input)), "$"); len(errs) > 0 {
+						t.Errorf("line %d: %s arguments %s do not fit the offered schema: %v", line, r.Tool, r.Input, errs)
+					}
 				}
 			}
 			if err := sc.Err(); err != nil {
