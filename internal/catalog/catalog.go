@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"paddock/internal/broadcast"
 	"paddock/internal/session"
 )
 
@@ -83,8 +84,7 @@ type Catalog struct {
 	loadedOnce sync.Once
 	running    atomic.Bool
 
-	subMu sync.Mutex
-	subs  map[*subscriber]struct{}
+	changes *broadcast.Broadcaster[Change]
 
 	conv *convCache
 
@@ -121,7 +121,7 @@ func New(opts Options, scanners ...Scanner) *Catalog {
 		lastErr:   make(map[string]string),
 		byRuntime: make(map[string]map[string]session.Info),
 		loadedCh:  make(chan struct{}),
-		subs:      make(map[*subscriber]struct{}),
+		changes:   newBroadcaster(),
 		conv:      newConvCache(conversationCacheSize),
 	}
 	for _, s := range scanners {

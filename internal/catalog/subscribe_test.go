@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/broadcast"
 	"paddock/internal/session"
 )
 
@@ -16,7 +17,7 @@ func TestSlowSubscriberNeverBlocksRescan(t *testing.T) {
 	slow, unsubscribe := c.Subscribe() // never read until the end
 	defer unsubscribe()
 
-	rounds := 3 * subscriberBuffer
+	rounds := 3 * broadcast.Buffer
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -32,8 +33,8 @@ func TestSlowSubscriberNeverBlocksRescan(t *testing.T) {
 	}
 
 	got := drain(slow)
-	if len(got) == 0 || len(got) > subscriberBuffer {
-		t.Fatalf("slow subscriber holds %d changes, want 1..%d", len(got), subscriberBuffer)
+	if len(got) == 0 || len(got) > broadcast.Buffer {
+		t.Fatalf("slow subscriber holds %d changes, want 1..%d", len(got), broadcast.Buffer)
 	}
 	// The overflow replaced what was queued with one Full change; later
 	// changes may queue behind it (harmless: the reader re-reads anyway).

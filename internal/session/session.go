@@ -83,3 +83,12 @@ func EffectiveTime(fileMtime, lastEvent time.Time) (time.Time, string) {
 	}
 	return fileMtime, TimeFromFile
 }
+
+// Change tells a subscriber which sessions to re-read. Full means "re-read
+// everything": sent after the first scan, and in place of the changes a
+// subscriber was too slow to take.
+type Change struct {
+	Updated []Key // added or changed
+	Removed []Key
+	Full    bool
+}
