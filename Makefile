@@ -39,9 +39,11 @@ demo:
 fixtures:
 	E2E_REQUIRED=1 $(GO) test -count=1 -timeout 30m -run '^TestRecordFixtures$$' -v ./internal/agenttest -args -record
 
-## generate: regenerate templ components (the generated *_templ.go files are committed)
+## generate: regenerate templ components and internal/markdown's chroma stylesheet
+## and lexers (all generated files are committed; tests fail when they are stale)
 generate:
 	$(GO) tool templ generate ./views
+	$(GO) generate ./internal/markdown
 
 ## check: formatting, vet, and generated code up to date
 check:

@@ -7,8 +7,6 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
@@ -21,11 +19,11 @@ const (
 	// regexp-driven and a phone gains little from colouring 10k lines.
 	maxHighlight = 128 << 10
 	// maxHighlightTotal and maxHighlightBlocks bound chroma's work per
-	// document (each block also pays a fixed setup cost, and lexers.Analyse
+	// document (each block also pays a fixed setup cost, and Analyse
 	// runs every analyser); later blocks are shown plain.
 	maxHighlightTotal  = 512 << 10
 	maxHighlightBlocks = 200
-	// maxAnalyse: how much of an untagged block lexers.Analyse looks at.
+	// maxAnalyse: how much of an untagged block Analyse looks at.
 	// It runs every registered analyser over the text, so give it a prefix.
 	maxAnalyse = 4 << 10
 )
@@ -35,9 +33,11 @@ const (
 // goldmark NodeRenderer for ast.KindFencedCodeBlock.
 type codeRenderer struct {
 	formatter chroma.Formatter
-	// style is only consulted for the wrapper's class names: with classes on,
-	// colours come from CSS(), so one style serves both themes.
-	style *chroma.Style
+	// style is a formality: with classes on, the formatter writes class
+	// names only and the colours come from CSS(), whatever the style.
+	style    *chroma.Style
+	lexers   *chroma.LexerRegistry // the embedded lexers (lexers.go)
+	fallback chroma.Lexer
 }
 
 func newCodeRenderer() *codeRenderer {
@@ -48,7 +48,9 @@ func newCodeRenderer() *codeRenderer {
 			chromahtml.WithClasses(true),
 			chromahtml.TabWidth(4),
 		)),
-		style: styles.Get(darkStyle),
+		style:    chroma.MustNewStyle("paddock", chroma.StyleEntries{}),
+		lexers:   newLexerRegistry(),
+		fallback: newFallbackLexer(),
 	}
 }
 
@@ -96,7 +98,7 @@ func (c *codeRenderer) highlight(w util.BufWriter, lang, code string) {
 
 func (c *codeRenderer) lexer(lang, code string) chroma.Lexer {
 	if lang != "" {
-		if l := lexers.Get(lang); l != nil {
+		if l := c.lexers.Get(lang); l != nil {
 			return l
 		}
 	}
@@ -104,10 +106,10 @@ func (c *codeRenderer) lexer(lang, code string) chroma.Lexer {
 	if len(sample) > maxAnalyse {
 		sample = strings.ToValidUTF8(sample[:maxAnalyse], "")
 	}
-	if l := lexers.Analyse(sample); l != nil {
+	if l := c.lexers.Analyse(sample); l != nil {
 		return l
 	}
-	return lexers.Fallback
+	return c.fallback
 }
 
 // codeBudget runs after parsing and turns fenced blocks past the

@@ -7,6 +7,12 @@
 // HTML from the input, never emit script, event-handler attributes or
 // javascript: URLs, and never make the phone fetch anything by itself
 // (images become links; see imageToLink).
+//
+// It shares a binary with `paddock hook`, which must start in
+// milliseconds, so nothing here may do work at package initialisation or
+// link chroma's lexers or styles packages (they parse every lexer and style
+// at start-up): the stylesheet and the lexers are generated into this
+// package by chromagen (go generate), and New builds what they need.
 package markdown
 
 import (
