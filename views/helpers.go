@@ -1,6 +1,9 @@
 package views
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // csrfHeaders is the hx-headers value that makes every htmx request carry
 // the session's CSRF token.
@@ -21,4 +24,11 @@ func roleLabel(role string) string {
 		return "You"
 	}
 	return "Agent"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }

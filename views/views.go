@@ -23,6 +23,7 @@ type Card struct {
 	DOMID       string // stable element id, e.g. "card-claude-<id>"
 	URL         string
 	Runtime     string
+	ID          string
 	Project     string
 	Cwd         string
 	Title       string
@@ -32,12 +33,30 @@ type Card struct {
 	Live        bool
 	State       string // CSS class and label: busy, waiting, idle, ended…
 	StateLabel  string
+	Attention   string // answer, working, unread or ""
+	Terminal    string // "VS Code", "tmux", "paddock"… "" unknown
+	External    bool   // started outside paddock
+	Memory      string // "312 MB": the agent with its child processes
+	Subagents   int    // running subagents
+	// DialogTool and DialogSummary describe an open approval or question.
+	DialogTool    string
+	DialogSummary string
 }
 
 // Board is the LIVE board.
 type Board struct {
-	Loaded bool // false until the first scan finished: show a skeleton, never "no sessions"
-	Cards  []Card
+	Loaded   bool // false until the first scan finished: show a skeleton, never "no sessions"
+	Cards    []Card
+	NeedsYou []Card // approvals and questions, oldest first
+	Memory   string // "5.1 GB of 16.0 GB in use"; "" before the first process check
+}
+
+// Subagent is one row of a session's AGENTS tab.
+type Subagent struct {
+	ID, Type, Task          string
+	Running                 bool
+	ToolCalls               int
+	StartedISO, StartedText string
 }
 
 // Message is one conversation turn, ready to show.
@@ -61,6 +80,15 @@ type Session struct {
 	Model        string
 	Conversation Conversation
 	Total        int
+
+	HasLive        bool // hooks have reported on this session
+	PermissionMode string
+	Since          string // how long it has been in its state
+	SinceISO       string
+	// Seed 001's latency metrics, as text; "" without data.
+	HookLatency, Detection, PermissionResponse string
+	ParentURL                                  string // the team lead's page
+	Subagents                                  []Subagent
 }
 
 // Pair is the "pair this device" page.

@@ -2,13 +2,14 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/catalog"
-	"paddock/internal/session"
+	"paddock/internal/hookstate"
 )
 
 // sessionJSON is the API's view of a session (design.md's SessionInfo).
@@ -34,6 +35,20 @@ type sessionJSON struct {
 	ParentKey   string     `json:"parent_key,omitempty"`
 	HistoryPath string     `json:"history_path,omitempty"`
 	URL         string     `json:"url"`
+
+	// From the live state (hooks, timers, process checks), when the
+	// session has a live card.
+	Attention      string             `json:"attention,omitempty"`
+	StateSince     *time.Time         `json:"state_since,omitempty"`
+	LastEvent      *time.Time         `json:"last_event,omitempty"`
+	PermissionMode string             `json:"permission_mode,omitempty"`
+	Dialog         *hookstate.Dialog  `json:"dialog,omitempty"`
+	Terminal       string             `json:"terminal,omitempty"`
+	TerminalID     string             `json:"terminal_id,omitempty"`
+	External       bool               `json:"external,omitempty"`
+	Memory         *memoryJSON        `json:"memory,omitempty"`
+	Metrics        *hookstate.Metrics `json:"metrics,omitempty"`
+	Subagents      []subagentJSON     `json:"subagents,omitempty"`
 }
 
 type messageJSON struct {
@@ -50,15 +65,59 @@ func timePtr(t time.Time) *time.Time {
 	return &t
 }
 
-func toJSON(in session.Info) sessionJSON {
-	state, _ := stateOf(in)
-	return sessionJSON{
+func toJSON(e entry) sessionJSON {
+	in := e.info
+	state, _ := stateOf(e)
+	j := sessionJSON{
 		Key: in.Key().String(), Runtime: in.Runtime, ID: in.ID, Cwd: in.Cwd, Project: in.Project,
 		Title: in.Title, TitleSource: in.TitleSource, FirstPrompt: in.FirstPrompt, LastPrompt: in.LastPrompt,
-		Created: timePtr(in.Created), Updated: timePtr(in.Updated), TimeSource: in.TimeSource, Model: in.Model,
+		Created: timePtr(in.Created), Updated: timePtr(e.sortTime()), TimeSource: in.TimeSource, Model: in.Model,
 		Live: in.Live, PID: in.PID, Tmux: in.Tmux, State: state, WaitingFor: in.WaitingFor,
 		ParentKey: in.ParentKey, HistoryPath: in.Path, URL: sessionURL(in.Key()),
 	}
+	if c := e.card; c != nil {
+		j.Live = c.State != hookstate.StateEnded && c.State != hookstate.StateAsleep
+		j.Attention = string(c.Attention)
+		j.StateSince = timePtr(c.Since)
+		j.LastEvent = timePtr(c.LastEvent)
+		j.PermissionMode = c.PermissionMode
+		j.Dialog = c.Dialog
+		j.Terminal, j.TerminalID, j.External = c.Terminal, c.TerminalID, c.External
+		if c.PID > 0 {
+			j.PID = c.PID
+		}
+		if c.Model != "" {
+			j.Model = c.Model
+		}
+		if c.Parent.ID != "" {
+			j.ParentKey = c.Parent.String()
+		}
+		if c.Memory.RSS > 0 {
+			j.Memory = &memoryJSON{RSS: c.Memory.RSS, Processes: c.Memory.Processes}
+		}
+		j.Metrics = &c.Metrics
+		for _, a := range c.Subagents {
+			j.Subagents = append(j.Subagents, subagentJSON{ID: a.ID, Type: a.Type, Task: a.Task, Running: a.Running,
+				ToolCalls: a.ToolCalls, Started: timePtr(a.Started), Ended: timePtr(a.Ended), Transcript: a.Transcript})
+		}
+	}
+	return j
+}
+
+type memoryJSON struct {
+	RSS       uint64 `json:"rss_bytes"`
+	Processes int    `json:"processes"`
+}
+
+type subagentJSON struct {
+	ID         string     `json:"id"`
+	Type       string     `json:"type,omitempty"`
+	Task       string     `json:"task,omitempty"`
+	Running    bool       `json:"running"`
+	ToolCalls  int        `json:"tool_calls"`
+	Started    *time.Time `json:"started,omitempty"`
+	Ended      *time.Time `json:"ended,omitempty"`
+	Transcript string     `json:"transcript,omitempty"`
 }
 
 func intParam(c *echo.Context, name string, def, lo, hi int) (int, error) {
@@ -79,22 +138,33 @@ func (s *Server) apiSessions(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := catalog.Filter{Runtime: c.QueryParam("runtime"), Query: c.QueryParam("q"), Limit: limit}
+	f := catalog.Filter{Runtime: c.QueryParam("runtime"), Query: c.QueryParam("q")}
+	var wantLive *bool
 	switch c.QueryParam("live") {
 	case "":
 	case "1", "true":
 		t := true
-		f.Live = &t
+		wantLive = &t
 	case "0", "false":
 		t := false
-		f.Live = &t
+		wantLive = &t
 	default:
 		return newError(http.StatusBadRequest, "bad_live", "live must be true or false.")
 	}
-	list := s.opts.Sessions.List(f)
-	out := make([]sessionJSON, 0, len(list))
-	for _, in := range list {
-		out = append(out, toJSON(in))
+	wantState := c.QueryParam("state")
+	if wantState != "" && !slices.Contains(hookstate.States(), hookstate.State(wantState)) {
+		return newError(http.StatusBadRequest, "bad_state", "state must be one of connecting, idle, prompting, working, approval, input, waiting, ended, asleep.")
+	}
+	out := []sessionJSON{}
+	for _, e := range s.entries(f) {
+		if len(out) == limit {
+			break
+		}
+		j := toJSON(e)
+		if wantLive != nil && j.Live != *wantLive || wantState != "" && j.State != wantState {
+			continue
+		}
+		out = append(out, j)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"loaded": s.opts.Sessions.Loaded(), "sessions": out})
 }
@@ -104,11 +174,11 @@ func (s *Server) apiSession(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := s.opts.Sessions.Get(c.Request().Context(), k)
+	e, err := s.entry(c.Request().Context(), k)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"session": toJSON(in)})
+	return c.JSON(http.StatusOK, map[string]any{"session": toJSON(e)})
 }
 
 // apiMessages returns one page of the conversation, oldest first. The
@@ -118,7 +188,11 @@ func (s *Server) apiMessages(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	msgs, err := s.opts.Sessions.Messages(c.Request().Context(), k)
+	e, err := s.entry(c.Request().Context(), k)
+	if err != nil {
+		return err
+	}
+	msgs, err := s.messages(c.Request().Context(), e)
 	if err != nil {
 		return err
 	}

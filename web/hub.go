@@ -33,6 +33,8 @@ func (h *hub) run(ctx context.Context) error {
 	defer close(h.done)
 	changes, cancel := h.s.opts.Sessions.Subscribe()
 	defer cancel()
+	liveChanges, cancelLive := h.s.live.Subscribe()
+	defer cancelLive()
 	clients := map[*client]struct{}{}
 	drop := func(c *client) {
 		if _, ok := clients[c]; ok {
@@ -71,6 +73,12 @@ func (h *hub) run(ctx context.Context) error {
 				continue
 			}
 			h.broadcast(ctx, clients, ch, drop)
+		case ch, ok := <-liveChanges:
+			if !ok {
+				liveChanges = nil
+				continue
+			}
+			h.broadcast(ctx, clients, ch, drop)
 		}
 	}
 }
@@ -82,12 +90,12 @@ func (h *hub) snapshot(ctx context.Context, c *client) bool {
 		b, err := renderBytes(ctx, views.BoardList(h.s.board(), true))
 		return err == nil && c.offer(b)
 	}
-	in, msgs, err := h.sessionData(ctx, c.key)
+	e, msgs, err := h.sessionData(ctx, c.key)
 	if err != nil {
 		h.s.log.Debug("websocket snapshot failed", "session", c.key.String(), "error", err)
 		return false
 	}
-	v := h.s.sessionView(in, msgs)
+	v := h.s.sessionView(e, msgs)
 	b1, err1 := renderBytes(ctx, views.SessionHead(v, true))
 	b2, err2 := renderBytes(ctx, views.MessagesBlock(v.Conversation, true))
 	if err1 != nil || err2 != nil {
@@ -97,13 +105,13 @@ func (h *hub) snapshot(ctx context.Context, c *client) bool {
 	return c.offer(b1) && c.offer(b2)
 }
 
-func (h *hub) sessionData(ctx context.Context, k session.Key) (session.Info, []session.Message, error) {
-	in, err := h.s.opts.Sessions.Get(ctx, k)
+func (h *hub) sessionData(ctx context.Context, k session.Key) (entry, []session.Message, error) {
+	e, err := h.s.entry(ctx, k)
 	if err != nil {
-		return in, nil, err
+		return e, nil, err
 	}
-	msgs, err := h.s.opts.Sessions.Messages(ctx, k)
-	return in, msgs, err
+	msgs, err := h.s.messages(ctx, e)
+	return e, msgs, err
 }
 
 func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch catalog.Change, drop func(*client)) {
@@ -147,8 +155,8 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch ca
 		if !seen {
 			f = &sessionFrag{}
 			frags[c.key] = f
-			if in, msgs, err := h.sessionData(ctx, c.key); err == nil {
-				f.v = h.s.sessionView(in, msgs)
+			if e, msgs, err := h.sessionData(ctx, c.key); err == nil {
+				f.v = h.s.sessionView(e, msgs)
 				f.msgs = msgs
 				f.head, err = renderBytes(ctx, views.SessionHead(f.v, true))
 				f.ok = err == nil

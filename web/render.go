@@ -13,6 +13,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v5"
 
+	"paddock/internal/hookstate"
+	"paddock/internal/live"
 	"paddock/internal/markdown"
 	"paddock/internal/session"
 	"paddock/static"
@@ -82,28 +84,6 @@ func domID(k session.Key) string {
 	return b.String()
 }
 
-// stateOf turns what the agent's files say into the board's vocabulary.
-func stateOf(in session.Info) (class, label string) {
-	if !in.Live {
-		return "ended", "ended"
-	}
-	switch in.State {
-	case "busy":
-		return "working", "working"
-	case "waiting":
-		if strings.Contains(in.WaitingFor, "permission") {
-			return "approval", "needs approval"
-		}
-		if in.WaitingFor != "" {
-			return "input", "needs input"
-		}
-		return "waiting", "waiting"
-	case "idle":
-		return "idle", "idle"
-	}
-	return "idle", "live"
-}
-
 func relTime(now, t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -129,36 +109,85 @@ func isoTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func (s *Server) card(in session.Info) views.Card {
-	class, label := stateOf(in)
+func (s *Server) card(e entry) views.Card {
+	in := e.info
+	class, label := stateOf(e)
 	title := in.Title
 	if title == "" {
 		title = "(untitled session)"
 	}
-	return views.Card{
+	live := in.Live
+	v := views.Card{
 		DOMID:       domID(in.Key()),
 		URL:         sessionURL(in.Key()),
 		Runtime:     in.Runtime,
+		ID:          in.ID,
 		Project:     in.Project,
 		Cwd:         in.Cwd,
 		Title:       title,
 		Prompt:      in.LastPrompt,
-		UpdatedISO:  isoTime(in.Updated),
-		UpdatedText: relTime(s.opts.Now(), in.Updated),
-		Live:        in.Live,
+		UpdatedISO:  isoTime(e.sortTime()),
+		UpdatedText: relTime(s.opts.Now(), e.sortTime()),
 		State:       class,
 		StateLabel:  label,
 	}
+	if c := e.card; c != nil {
+		live = c.State != hookstate.StateEnded && c.State != hookstate.StateAsleep
+		v.Attention = string(c.Attention)
+		v.Terminal = c.Terminal
+		v.External = c.External
+		if c.Memory.RSS > 0 {
+			v.Memory = humanBytes(c.Memory.RSS)
+		}
+		if c.Dialog != nil {
+			v.DialogTool, v.DialogSummary = c.Dialog.Tool, c.Dialog.Summary
+		}
+		if c.LastPrompt != "" {
+			v.Prompt = c.LastPrompt
+		}
+		if running := runningSubagents(c.Subagents); running > 0 {
+			v.Subagents = running
+		}
+	}
+	v.Live = live
+	return v
+}
+
+func runningSubagents(ss []live.Subagent) int {
+	n := 0
+	for _, s := range ss {
+		if s.Running {
+			n++
+		}
+	}
+	return n
+}
+
+// humanBytes is a memory size for people: "312 MB", "1.4 GB".
+func humanBytes(b uint64) string {
+	const mb = 1 << 20
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1f GB", float64(b)/(1<<30))
+	}
+	return fmt.Sprintf("%d MB", (b+mb/2)/mb)
 }
 
 func (s *Server) board() views.Board {
 	if !s.opts.Sessions.Loaded() {
 		return views.Board{}
 	}
-	list := s.opts.Sessions.List(catalogAll)
-	b := views.Board{Loaded: true, Cards: make([]views.Card, 0, len(list))}
-	for _, in := range list {
-		b.Cards = append(b.Cards, s.card(in))
+	es := s.entries(catalogAll)
+	b := views.Board{Loaded: true, Cards: make([]views.Card, 0, len(es))}
+	for _, e := range es {
+		b.Cards = append(b.Cards, s.card(e))
+	}
+	for _, e := range needsYou(es) {
+		c := s.card(e)
+		c.DOMID = "need-" + c.DOMID // the same session also has its place in the list
+		b.NeedsYou = append(b.NeedsYou, c)
+	}
+	if m := s.live.Machine(); m.Total > 0 {
+		b.Memory = humanBytes(m.Used) + " of " + humanBytes(m.Total) + " in use"
 	}
 	return b
 }
@@ -187,11 +216,42 @@ func (s *Server) conversationPage(k session.Key, msgs []session.Message, to int)
 	return c
 }
 
-func (s *Server) sessionView(in session.Info, msgs []session.Message) views.Session {
-	return views.Session{
-		Card:         s.card(in),
-		Model:        in.Model,
-		Conversation: s.conversationPage(in.Key(), msgs, len(msgs)),
+func (s *Server) sessionView(e entry, msgs []session.Message) views.Session {
+	v := views.Session{
+		Card:         s.card(e),
+		Model:        e.info.Model,
+		Conversation: s.conversationPage(e.key(), msgs, len(msgs)),
 		Total:        len(msgs),
 	}
+	if c := e.card; c != nil {
+		if c.Model != "" {
+			v.Model = c.Model
+		}
+		v.HasLive = true
+		v.PermissionMode = c.PermissionMode
+		v.Since = relTime(s.opts.Now(), c.Since)
+		v.SinceISO = isoTime(c.Since)
+		v.HookLatency = sampleText(c.Metrics.HookLatency)
+		v.Detection = sampleText(c.Metrics.Detection)
+		v.PermissionResponse = sampleText(c.Metrics.PermissionResponse)
+		if c.Parent.ID != "" {
+			v.ParentURL = sessionURL(c.Parent)
+		}
+		for _, a := range c.Subagents {
+			v.Subagents = append(v.Subagents, views.Subagent{
+				ID: a.ID, Type: a.Type, Task: a.Task, Running: a.Running, ToolCalls: a.ToolCalls,
+				StartedISO: isoTime(a.Started), StartedText: relTime(s.opts.Now(), a.Started),
+			})
+		}
+	}
+	return v
+}
+
+// sampleText shows a latency sample as "last 12 ms · max 40 ms (n=31)".
+func sampleText(x hookstate.Sample) string {
+	if !x.Valid() {
+		return ""
+	}
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+	return fmt.Sprintf("last %s · mean %s · max %s (n=%d)", ms(x.Last), ms(x.Mean()), ms(x.Max), x.Count)
 }

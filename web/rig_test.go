@@ -19,6 +19,7 @@ import (
 	"paddock/certs"
 	"paddock/internal/auth"
 	"paddock/internal/catalog"
+	"paddock/internal/live"
 	"paddock/internal/scan/claude"
 	"paddock/internal/store"
 )
@@ -31,6 +32,7 @@ type rig struct {
 	srv       *Server
 	auth      *auth.Service
 	cat       *catalog.Catalog
+	live      *live.Service
 	certs     *certs.Manager
 	claudeDir string
 	now       time.Time
@@ -66,6 +68,8 @@ func newRig(t *testing.T) *rig {
 	if err := r.cat.WaitLoaded(ctx); err != nil {
 		t.Fatal(err)
 	}
+	r.live = live.New(live.Options{})
+	go r.live.Run(ctx)
 	r.certs, err = certs.Load(certs.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +78,7 @@ func newRig(t *testing.T) *rig {
 	_, _ = rand.Read(key)
 	r.srv, err = New(Options{
 		Sessions:     r.cat,
+		Live:         r.live,
 		Auth:         r.auth,
 		CSRFKey:      key,
 		CA:           r.certs,

@@ -38,6 +38,7 @@ type CA interface {
 // Options wires the server to its collaborators.
 type Options struct {
 	Sessions Sessions
+	Live     Live // nil: history only
 	Auth     *auth.Service
 	CSRFKey  []byte
 	CA       CA
@@ -59,6 +60,7 @@ type Server struct {
 	log     *slog.Logger
 	assets  *static.Assets
 	chroma  *static.Asset
+	live    Live
 	hub     *hub
 	started time.Time
 	https   *echo.Echo
@@ -92,6 +94,10 @@ func New(opts Options) (*Server, error) {
 		assets:  assets,
 		chroma:  chromaAsset(opts.Markdown),
 		started: opts.Now(),
+		live:    opts.Live,
+	}
+	if s.live == nil {
+		s.live = noLive{}
 	}
 	s.hub = newHub(s)
 	s.https = s.newHTTPS()

@@ -39,15 +39,15 @@ func (s *Server) sessionPage(c *echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	in, err := s.opts.Sessions.Get(ctx, k)
+	e, err := s.entry(ctx, k)
 	if err != nil {
 		return err
 	}
-	msgs, err := s.opts.Sessions.Messages(ctx, k)
+	msgs, err := s.messages(ctx, e)
 	if err != nil {
 		return err
 	}
-	v := s.sessionView(in, msgs)
+	v := s.sessionView(e, msgs)
 	p := s.page(c, v.Card.Title)
 	p.WSURL = "/ws?" + url.Values{"view": {"session"}, "runtime": {k.Runtime}, "id": {k.ID}}.Encode()
 	return s.render(c, http.StatusOK, views.SessionPage(p, v))
@@ -64,7 +64,11 @@ func (s *Server) olderMessages(c *echo.Context) error {
 	if err != nil || before < 0 {
 		return newError(http.StatusBadRequest, "bad_cursor", "before must be a message index (a whole number ≥ 0).")
 	}
-	msgs, err := s.opts.Sessions.Messages(c.Request().Context(), k)
+	e, err := s.entry(c.Request().Context(), k)
+	if err != nil {
+		return err
+	}
+	msgs, err := s.messages(c.Request().Context(), e)
 	if err != nil {
 		return err
 	}

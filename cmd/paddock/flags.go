@@ -9,8 +9,10 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"paddock/internal/config"
+	"paddock/internal/hookstate"
 )
 
 // errUsage means the flag package already printed what was wrong.
@@ -51,6 +53,8 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 		fs.StringVar(&cfg.ClaudeDir, "claude-dir", cfg.ClaudeDir, "Claude Code config dir (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 		fs.IntVar(&cfg.ScanLimit, "scan-limit", cfg.ScanLimit, "sessions listed per agent")
 		fs.DurationVar(&cfg.SweepInterval, "sweep", cfg.SweepInterval, "periodic rescan interval (also how soon a dead process shows as ended)")
+		fs.DurationVar(&cfg.ProcessCheck, "process-check", cfg.ProcessCheck, "how often live sessions' agent processes are checked (gone → ended) and measured")
+		fs.StringVar(&cfg.Density, "density", cfg.Density, "permission signals: low (PermissionRequest and timers), medium (+ permission notifications), high (+ notifications without a known tool call)")
 		fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	}
 	if err := fs.Parse(args); err != nil {
@@ -66,6 +70,12 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 	}
 	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
 		return cfg, fs, errors.New("--cert and --key go together")
+	}
+	if _, err := hookstate.ParseDensity(cfg.Density); err != nil {
+		return cfg, fs, fmt.Errorf("--density: %q is not one of low, medium, high", cfg.Density)
+	}
+	if cfg.ProcessCheck < time.Second {
+		return cfg, fs, errors.New("--process-check must be at least 1s")
 	}
 	if cfg.ScanLimit < 1 {
 		return cfg, fs, errors.New("--scan-limit must be at least 1")

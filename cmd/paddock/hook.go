@@ -75,13 +75,12 @@ type hookListener struct {
 	ln     net.Listener
 	srv    *http.Server
 	intake *hookintake.Handler
-	recent *hookintake.Recorder // the events' sink until the state tracker takes them
 	log    *slog.Logger
 }
 
 // openHookListener binds cfg.HookAddr (loopback only; empty: no listener)
 // and loads the hook secret, creating it on first start.
-func openHookListener(cfg config.Config, log *slog.Logger) (*hookListener, error) {
+func openHookListener(cfg config.Config, sink hookintake.Sink, log *slog.Logger) (*hookListener, error) {
 	if cfg.HookAddr == "" {
 		return nil, nil
 	}
@@ -96,8 +95,8 @@ func openHookListener(cfg config.Config, log *slog.Logger) (*hookListener, error
 	if err != nil {
 		return nil, fmt.Errorf("--hook-addr: %w", err)
 	}
-	h := &hookListener{ln: ln, log: log, recent: hookintake.NewRecorder(0, 0, log)}
-	h.intake = hookintake.New(hookintake.Options{Secret: secret, Sink: h.recent, Logger: log})
+	h := &hookListener{ln: ln, log: log}
+	h.intake = hookintake.New(hookintake.Options{Secret: secret, Sink: sink, Logger: log})
 	// WriteTimeout leaves room for the decisions a later change holds.
 	h.srv = &http.Server{Handler: h.intake, ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: 15 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10,
@@ -130,8 +129,8 @@ func (h *hookListener) Shutdown(ctx context.Context) {
 		return
 	}
 	_ = h.srv.Shutdown(ctx)
-	st, rc := h.intake.Stats(), h.recent.Counts()
-	h.log.Info("hook listener stopped", "accepted", st.Accepted, "rejected", st.RejectedTotal(), "sessions", rc.Sessions)
+	st := h.intake.Stats()
+	h.log.Info("hook listener stopped", "accepted", st.Accepted, "rejected", st.RejectedTotal())
 }
 
 // Close releases the port when serve fails before serving.

@@ -19,8 +19,11 @@ import (
 	"paddock/internal/auth"
 	"paddock/internal/catalog"
 	"paddock/internal/config"
+	"paddock/internal/hookstate"
+	"paddock/internal/live"
 	"paddock/internal/markdown"
 	"paddock/internal/scan/claude"
+	"paddock/internal/session"
 	"paddock/internal/store"
 	"paddock/web"
 )
@@ -88,7 +91,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 		defer plainLn.Close()
 	}
-	hooks, err := openHookListener(cfg, log.With("component", "hooks"))
+	density, _ := hookstate.ParseDensity(cfg.Density) // validated with the flags
+	states := live.New(live.Options{
+		State:        hookstate.Config{Density: density, ReadBaseline: time.Now()},
+		ProcessCheck: cfg.ProcessCheck,
+		Observer: &live.ProcObserver{Logger: log.With("component", "process-check"), Lookup: func(ctx context.Context, k session.Key) (session.Info, bool) {
+			in, err := cat.Get(ctx, k)
+			return in, err == nil
+		}},
+		Logger: log.With("component", "live"),
+	})
+	hooks, err := openHookListener(cfg, states, log.With("component", "hooks"))
 	if err != nil {
 		return err
 	}
@@ -96,6 +109,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 
 	srv, err := web.New(web.Options{
 		Sessions:     cat,
+		Live:         states,
 		Auth:         a.auth,
 		CSRFKey:      csrfKey,
 		CA:           cm,
@@ -147,6 +161,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	httpsSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	goRun("catalog", func() error { return cat.Run(ctx) })
+	goRun("live state", func() error { return states.Run(ctx) })
 	goRun("websocket hub", func() error { return srv.Run(ctx) })
 	goRun("https", func() error { return httpsSrv.Serve(tls.NewListener(httpsLn, tlsCfg)) })
 	var plainSrv *http.Server

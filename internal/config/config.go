@@ -16,7 +16,7 @@ type Config struct {
 	DataDir       string // paddock's own files: database, keys, certificates
 	Addr          string // HTTPS dashboard
 	HTTPAddr      string // plain HTTP: CA page and redirect only
-	HookAddr      string // loopback hook listener (later issues)
+	HookAddr      string // loopback hook listener
 	CertFile      string // user-supplied certificate (with KeyFile) instead of the local CA
 	KeyFile       string
 	ExtraHosts    []string      // more names the dashboard answers to (and the leaf covers)
@@ -25,6 +25,12 @@ type Config struct {
 	SweepInterval time.Duration // periodic rescan, which also notices dead processes
 	PairingTTL    time.Duration
 	LogLevel      slog.Level
+	// ProcessCheck is seed 000's processCheckInterval: how often live
+	// sessions' processes are checked (gone → ended) and measured.
+	ProcessCheck time.Duration
+	// Density selects the permission signals used: "low", "medium" or
+	// "high" (hookstate.Density).
+	Density string
 }
 
 // Default returns the embedded defaults, with paths resolved from the
@@ -48,6 +54,8 @@ func Default(getenv func(string) string) (Config, error) {
 		SweepInterval: 3 * time.Second,
 		PairingTTL:    10 * time.Minute,
 		LogLevel:      slog.LevelInfo,
+		ProcessCheck:  15 * time.Second,
+		Density:       "medium",
 	}, nil
 }
 

@@ -12,8 +12,8 @@
 // a bare 204. It never logs the secret or payload content (prompts, tool
 // inputs): only names, kinds, ids and counts.
 //
-// What is done with an event is the Sink's business; Recorder is the Sink
-// serve uses until the state tracker takes the events over. A later
+// What is done with an event is the Sink's business: serve hands every
+// event to internal/live, the owner of the live state. A later
 // decision path (PermissionRequest answered from the phone) will let the
 // handler wait for an answer and return it as the body, for the decision
 // events only.

@@ -1,8 +1,6 @@
 package hookintake
 
 import (
-	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -11,9 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"paddock/internal/hookstate"
-	"paddock/internal/session"
 )
 
 func newTextLogger(w io.Writer) *slog.Logger {
@@ -117,37 +112,5 @@ func TestSecretRace(t *testing.T) {
 		if s != got[0] || s == "" {
 			t.Fatalf("secrets differ: %q", got)
 		}
-	}
-}
-
-func TestRecorder(t *testing.T) {
-	var logs strings.Builder
-	r := NewRecorder(3, 2, newTextLogger(&logs))
-	ctx := context.Background()
-	ev := func(sid string, i int) hookstate.Event {
-		return hookstate.Event{Runtime: "claude", SessionID: sid, Name: fmt.Sprint(i), Kind: hookstate.KindToolStart, Prompt: "secret prompt"}
-	}
-	for i := range 5 {
-		r.HookEvent(ctx, ev("a", i))
-	}
-	var names []string
-	for _, e := range r.Recent(session.Key{Runtime: "claude", ID: "a"}) {
-		names = append(names, e.Name)
-	}
-	if strings.Join(names, ",") != "2,3,4" {
-		t.Fatalf("ring keeps %v, want the last 3 oldest first", names)
-	}
-	r.HookEvent(ctx, ev("b", 0))
-	r.HookEvent(ctx, ev("a", 5)) // a is now the most recent
-	r.HookEvent(ctx, ev("c", 0)) // evicts b
-	if r.Recent(session.Key{Runtime: "claude", ID: "b"}) != nil || r.Recent(session.Key{Runtime: "claude", ID: "a"}) == nil {
-		t.Fatal("eviction did not drop the least recently active session")
-	}
-	c := r.Counts()
-	if c.Events != 8 || c.ByKind[hookstate.KindToolStart] != 8 || c.Sessions != 2 || c.Evicted != 1 {
-		t.Fatalf("counts %+v", c)
-	}
-	if !strings.Contains(logs.String(), `msg="hook event"`) || strings.Contains(logs.String(), "secret prompt") {
-		t.Fatalf("debug log: %s", logs.String())
 	}
 }

@@ -674,3 +674,14 @@ func latest(ts ...time.Time) time.Time {
 	}
 	return l
 }
+
+// ToolSince is when the oldest tool call still waiting for its end (and
+// not yet shown as a dialog) started, zero when there is none. The owner's
+// process check looks for child processes started since then: a slow tool
+// still running is not a permission wait.
+func (m *Machine) ToolSince() time.Time {
+	if p := m.oldestUnasked(); p != nil {
+		return p.startedAt
+	}
+	return time.Time{}
+}

@@ -283,3 +283,13 @@ func bootTime() time.Time {
 	}
 	return time.Time{}
 }
+
+// startedAt turns a start time in clock ticks after boot into wall time,
+// to the second (btime's precision); zero when the boot time is unknown.
+func startedAt(ticks uint64) time.Time {
+	boot := bootTime()
+	if boot.IsZero() {
+		return time.Time{}
+	}
+	return boot.Add(time.Duration(ticks) * (time.Second / userHZ))
+}

@@ -2,7 +2,10 @@
 
 package procscan
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // scan has no /proc here; gopsutil reads the process table the platform's
 // way (sysctl and libproc on macOS).
@@ -15,3 +18,6 @@ func scan(ctx context.Context) (map[int]proc, error) {
 func (s *Snapshot) Agents(ctx context.Context) ([]AgentProcess, error) {
 	return nil, ErrUnsupported
 }
+
+// startedAt is unknown here: gopsutil's start ticks are not /proc's.
+func startedAt(uint64) time.Time { return time.Time{} }

@@ -262,3 +262,41 @@ func (s *Snapshot) outermost(found map[int]string) (tops []int, inner map[int][]
 	}
 	return tops, inner
 }
+
+// Running reports whether pid is in the snapshot and not a zombie, with its
+// start time in clock ticks after boot (to tell a reused pid apart).
+func (s *Snapshot) Running(pid int) (startTicks uint64, ok bool) {
+	p, ok := s.procs[pid]
+	if !ok || p.zombie {
+		return 0, false
+	}
+	return p.startTicks, true
+}
+
+// DescendantsSince counts pid's running descendants that started at or
+// after since (to the second): the processes of a tool call still at work.
+// Where start times cannot be placed in wall time, every descendant counts.
+func (s *Snapshot) DescendantsSince(pid int, since time.Time) int {
+	n := 0
+	seen := map[int]bool{pid: true}
+	stack := []int{pid}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range s.children[p] {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			stack = append(stack, c)
+			cp := s.procs[c]
+			if cp.zombie {
+				continue
+			}
+			if at := startedAt(cp.startTicks); at.IsZero() || !at.Before(since.Truncate(time.Second)) {
+				n++
+			}
+		}
+	}
+	return n
+}

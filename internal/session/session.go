@@ -5,6 +5,8 @@ package session
 
 import (
 	"errors"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -91,4 +93,24 @@ type Change struct {
 	Updated []Key // added or changed
 	Removed []Key
 	Full    bool
+}
+
+// ShortProject is the display form of a working directory: "~" for the
+// home directory itself, otherwise its last element. Both separators count,
+// since transcripts copied from Windows carry "e:\\src\\app".
+func ShortProject(cwd, home string) string {
+	if cwd == "" {
+		return ""
+	}
+	if home != "" && filepath.Clean(cwd) == filepath.Clean(home) {
+		return "~"
+	}
+	trimmed := strings.TrimRight(cwd, `/\`)
+	if trimmed == "" {
+		return cwd[:1]
+	}
+	if i := strings.LastIndexAny(trimmed, `/\`); i >= 0 {
+		return trimmed[i+1:]
+	}
+	return trimmed
 }

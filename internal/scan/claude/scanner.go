@@ -317,7 +317,7 @@ func (s *Scanner) info(c candidate, sum *summary, pids map[string][]pidFile) ses
 		Runtime:     runtimeName,
 		ID:          c.id,
 		Cwd:         sum.cwd,
-		Project:     shortProject(sum.cwd, s.home),
+		Project:     session.ShortProject(sum.cwd, s.home),
 		Title:       sum.title,
 		TitleSource: sum.titleSource,
 		FirstPrompt: sum.firstPrompt,

@@ -465,8 +465,8 @@ func TestShortProject(t *testing.T) {
 		{"relative", "", "relative"},
 	}
 	for _, tt := range tests {
-		if got := shortProject(tt.cwd, tt.home); got != tt.want {
-			t.Errorf("shortProject(%q, %q) = %q, want %q", tt.cwd, tt.home, got, tt.want)
+		if got := session.ShortProject(tt.cwd, tt.home); got != tt.want {
+			t.Errorf("session.ShortProject(%q, %q) = %q, want %q", tt.cwd, tt.home, got, tt.want)
 		}
 	}
 

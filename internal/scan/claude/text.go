@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -49,26 +48,6 @@ func isKebab(s string) bool {
 		}
 	}
 	return true
-}
-
-// shortProject is the display form of a working directory: "~" for the
-// home directory itself, otherwise its last element. Both separators count,
-// since transcripts copied from Windows carry "e:\\src\\app".
-func shortProject(cwd, home string) string {
-	if cwd == "" {
-		return ""
-	}
-	if home != "" && filepath.Clean(cwd) == filepath.Clean(home) {
-		return "~"
-	}
-	trimmed := strings.TrimRight(cwd, `/\`)
-	if trimmed == "" {
-		return cwd[:1]
-	}
-	if i := strings.LastIndexAny(trimmed, `/\`); i >= 0 {
-		return trimmed[i+1:]
-	}
-	return trimmed
 }
 
 // validID reports whether id can name a session file. Ids come from URLs,

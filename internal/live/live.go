@@ -1,0 +1,355 @@
+// Package live owns the live state of every agent session: it takes hook
+// events from the hook listener, matches each to a card (seed 000's
+// matching order), runs them through the hookstate machines, corrects them
+// with timers and process checks, and tells subscribers which cards
+// changed so every open board updates within a blink of the hook.
+//
+// One goroutine (Run) owns all of it; the hook listener only hands events
+// over, and readers get copies, so nothing here is shared without a lock
+// and no hook ever waits on a slow board.
+package live
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"paddock/internal/broadcast"
+	"paddock/internal/hookstate"
+	"paddock/internal/session"
+)
+
+// Observer checks processes for the live state, every ProcessCheck and
+// when a permission-inference timer is about to fire. It runs on a
+// goroutine of its own, never on the one that applies hooks.
+type Observer interface {
+	Observe(ctx context.Context, targets []Target) Report
+}
+
+// Report is one process check.
+type Report struct {
+	Sessions map[session.Key]Observation
+	Machine  MachineMemory // zero when not measured
+}
+
+// MachineMemory is the machine's memory, for the board's header.
+type MachineMemory struct {
+	Total, Used uint64
+}
+
+// Options configure a Service. Zero values take the defaults noted.
+type Options struct {
+	State hookstate.Config
+	// ProcessCheck is seed 000's processCheckInterval; default 15 s.
+	ProcessCheck time.Duration
+	Observer     Observer // nil: no process checks (tests, platforms without /proc)
+	Logger       *slog.Logger
+	Now          func() time.Time
+	// Queue is how many events may wait for the owner; default 4096. A
+	// hook that finds it full waits (up to its own deadline) rather than
+	// lose its event.
+	Queue int
+}
+
+// Service is the live state. Create it with New and start it with Run;
+// every other method is safe for concurrent use.
+type Service struct {
+	opts Options
+	log  *slog.Logger
+	now  func() time.Time
+
+	events  chan arrival
+	calls   chan func(*owner, *update)
+	stopped chan struct{}
+	changes *broadcast.Broadcaster[session.Change]
+
+	mu      sync.RWMutex
+	cards   map[session.Key]Card
+	machine MachineMemory
+
+	received, dropped atomic.Uint64
+}
+
+type arrival struct {
+	ev hookstate.Event
+	at time.Time
+}
+
+// New returns a Service; it does nothing until Run.
+func New(o Options) *Service {
+	if o.ProcessCheck <= 0 {
+		o.ProcessCheck = hookstate.DefaultProcessCheckInterval
+	}
+	if o.Queue <= 0 {
+		o.Queue = 4096
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Service{
+		opts: o, log: o.Logger, now: o.Now,
+		events:  make(chan arrival, o.Queue),
+		calls:   make(chan func(*owner, *update)),
+		stopped: make(chan struct{}),
+		changes: broadcast.New(func() session.Change { return session.Change{Full: true} }, func(c session.Change) session.Change {
+			return session.Change{Updated: slices.Clone(c.Updated), Removed: slices.Clone(c.Removed), Full: c.Full}
+		}),
+		cards: map[session.Key]Card{},
+	}
+}
+
+// HookEvent takes one accepted hook event (hookintake.Sink). It only
+// queues it: the hook is answered at once and the owner applies it.
+func (s *Service) HookEvent(ctx context.Context, ev hookstate.Event) {
+	a := arrival{ev: ev, at: s.now()}
+	// Names, kinds and ids only: prompts and tool inputs stay out of logs.
+	s.log.LogAttrs(ctx, slog.LevelDebug, "hook event",
+		slog.String("runtime", ev.Runtime), slog.String("session", ev.SessionID),
+		slog.String("event", ev.Name), slog.String("kind", string(ev.Kind)),
+		slog.String("tool", ev.ToolName), slog.Int("pid", ev.Relay.PID),
+		slog.String("terminal", ev.Relay.TerminalID), slog.String("tty", ev.Relay.TTY))
+	select {
+	case s.events <- a:
+		s.received.Add(1)
+		return
+	default:
+	}
+	select {
+	case s.events <- a:
+		s.received.Add(1)
+	case <-ctx.Done():
+		s.dropped.Add(1)
+		s.log.Warn("live: hook event dropped, the owner is behind", "runtime", ev.Runtime, "event", ev.Name)
+	case <-s.stopped:
+		s.dropped.Add(1)
+	}
+}
+
+// Stats counts events.
+type Stats struct {
+	Received, Dropped uint64
+	Cards             int
+}
+
+// Stats returns the counters.
+func (s *Service) Stats() Stats {
+	s.mu.RLock()
+	n := len(s.cards)
+	s.mu.RUnlock()
+	return Stats{Received: s.received.Load(), Dropped: s.dropped.Load(), Cards: n}
+}
+
+// Card returns the live card of k.
+func (s *Service) Card(k session.Key) (Card, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.cards[k]
+	if !ok {
+		return Card{}, false
+	}
+	return c.clone(), true
+}
+
+// Cards returns every live card, sorted by key.
+func (s *Service) Cards() []Card {
+	s.mu.RLock()
+	out := make([]Card, 0, len(s.cards))
+	for _, c := range s.cards {
+		out = append(out, c.clone())
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Card) int { return compareKeys(a.Key, b.Key) })
+	return out
+}
+
+// Machine is the machine's memory from the last process check.
+func (s *Service) Machine() MachineMemory {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.machine
+}
+
+// Subscribe returns a channel of changed card keys and a func to stop.
+func (s *Service) Subscribe() (<-chan session.Change, func()) { return s.changes.Subscribe() }
+
+// Host registers a hosted terminal (its card shows connecting until the
+// first hook) and returns the card's key.
+func (s *Service) Host(ctx context.Context, t Terminal) (session.Key, error) {
+	var key session.Key
+	err := s.call(ctx, func(o *owner, u *update) { key = o.host(t, s.now(), u) })
+	return key, err
+}
+
+// Unhost forgets a hosted terminal whose window is gone.
+func (s *Service) Unhost(ctx context.Context, id string) error {
+	return s.call(ctx, func(o *owner, u *update) { o.unhost(id, u) })
+}
+
+// MarkRead moves a card's read baseline to now (its unread result seen).
+func (s *Service) MarkRead(ctx context.Context, k session.Key) error {
+	return s.call(ctx, func(o *owner, u *update) {
+		if m := o.tracker.Get(k); m != nil && m.MarkRead(s.now()) {
+			u.touch(k)
+		}
+	})
+}
+
+// errStopped is returned by calls made when Run is not running.
+type stoppedError struct{}
+
+func (stoppedError) Error() string { return "live: not running" }
+
+func (s *Service) call(ctx context.Context, f func(*owner, *update)) error {
+	done := make(chan struct{})
+	wrapped := func(o *owner, u *update) { f(o, u); close(done) }
+	select {
+	case s.calls <- wrapped:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.stopped:
+		return stoppedError{}
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// observeGrace bounds how long corrections wait for a process check.
+const observeGrace = 2 * time.Second
+
+// minTimer keeps a deadline in the past from spinning the loop.
+const minTimer = time.Millisecond
+
+// maxBatch bounds how many queued events are applied before publishing.
+const maxBatch = 256
+
+// Run owns the live state until ctx is done.
+func (s *Service) Run(ctx context.Context) error {
+	defer close(s.stopped)
+	o := newOwner(s.opts.State)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	check := time.NewTicker(s.opts.ProcessCheck)
+	defer check.Stop()
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	results := make(chan Report, 1)
+	observing := false
+	observe := func(ts []Target) {
+		if s.opts.Observer == nil || observing {
+			return
+		}
+		observing = true
+		wg.Go(func() {
+			r := s.opts.Observer.Observe(ctx, ts)
+			select {
+			case results <- r:
+			case <-ctx.Done():
+			}
+		})
+	}
+	observe(o.targets())
+	// held: the timer's corrections wait for the tool-children check they
+	// started (bounded by observeGrace should the check hang).
+	held := false
+
+	for {
+		if held {
+			arm(timer, s.now().Add(observeGrace), s.now())
+		} else {
+			arm(timer, o.tracker.NextDeadline(), s.now())
+		}
+		u := newUpdate()
+		select {
+		case <-ctx.Done():
+			return nil
+		case a := <-s.events:
+			o.event(a.ev, a.at, u)
+			for range maxBatch {
+				select {
+				case a = <-s.events:
+					o.event(a.ev, a.at, u)
+					continue
+				default:
+				}
+				break
+			}
+		case <-timer.C:
+			now := s.now()
+			// A tool timer about to turn into "approval": look at the
+			// agent's children first (a slow build is not a dialog).
+			if ts := dueTools(o, now); !held && len(ts) > 0 && s.opts.Observer != nil && !observing {
+				observe(ts)
+				held = true
+				continue
+			}
+			held = false
+			o.tick(now, u)
+		case <-check.C:
+			observe(o.targets())
+		case r := <-results:
+			observing, held = false, false
+			o.observed(r.Sessions, s.now(), u)
+			if r.Machine != (MachineMemory{}) {
+				s.mu.Lock()
+				s.machine = r.Machine
+				s.mu.Unlock()
+			}
+		case f := <-s.calls:
+			f(o, u)
+		}
+		s.publish(o, u)
+	}
+}
+
+// dueTools lists the sessions whose next deadline has come while a tool
+// call is in flight.
+func dueTools(o *owner, now time.Time) []Target {
+	var ts []Target
+	for _, t := range o.targets() {
+		m := o.tracker.Get(t.Key)
+		if d := m.NextDeadline(); !t.ToolSince.IsZero() && !d.IsZero() && !d.After(now) {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+func arm(t *time.Timer, deadline, now time.Time) {
+	d := time.Hour
+	if !deadline.IsZero() {
+		d = max(deadline.Sub(now), minTimer)
+	}
+	t.Reset(d)
+}
+
+// publish copies the changed cards out and tells subscribers.
+func (s *Service) publish(o *owner, u *update) {
+	if u.empty() {
+		return
+	}
+	s.mu.Lock()
+	for k := range u.changed {
+		if c, ok := o.card(k); ok {
+			s.cards[k] = c
+		} else {
+			delete(s.cards, k)
+			u.drop(k)
+		}
+	}
+	for k := range u.removed {
+		delete(s.cards, k)
+	}
+	s.mu.Unlock()
+	s.changes.Publish(u.change())
+}

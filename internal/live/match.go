@@ -1,0 +1,173 @@
+package live
+
+import (
+	"strings"
+	"time"
+
+	"paddock/internal/hookstate"
+	"paddock/internal/session"
+)
+
+// Terminal describes a terminal paddock started an agent in (a hosted
+// session): matching links the session ids that appear in it to its card.
+type Terminal struct {
+	ID        string // PADDOCK_TERMINAL_ID in the agent's environment
+	Runtime   string
+	Cwd       string
+	ShellPID  int    // the pane's first process
+	TmuxPane  string // "%N"
+	SessionID string // the id paddock chose for the agent, when it could (claude --session-id)
+	// Resume is the session this terminal resumes, when it was started to
+	// resume one: its card keeps going under whatever id the agent reports.
+	Resume string
+}
+
+// resumeWindow: a resume that produced no event in this long is no longer
+// "the resume you just launched".
+const resumeWindow = 2 * time.Minute
+
+// sameProcessWindow: a session that ended this recently may hand its card
+// to a new session id from the same process (/clear); older ones may have
+// had their pid reused.
+const sameProcessWindow = time.Minute
+
+// host registers a hosted terminal and puts its card in connecting.
+func (o *owner) host(spec Terminal, now time.Time, u *update) session.Key {
+	key := session.Key{Runtime: spec.Runtime, ID: spec.SessionID}
+	switch {
+	case key.ID != "":
+	case spec.Resume != "":
+		key.ID = spec.Resume
+	default:
+		key.ID = provisionalStart + spec.ID
+	}
+	if old := o.terms[spec.ID]; old != nil && old.key != key && strings.HasPrefix(old.key.ID, provisionalStart) {
+		o.tracker.Remove(old.key)
+		delete(o.meta, old.key)
+		u.drop(old.key)
+	}
+	o.tracker.Host(key, now)
+	m := o.meta[key]
+	if m == nil {
+		m = &meta{}
+		o.meta[key] = m
+	}
+	m.terminalID, m.tmuxPane = spec.ID, spec.TmuxPane
+	if spec.Cwd != "" {
+		m.cwd = spec.Cwd
+	}
+	m.facts = hookstate.Facts{}
+	o.terms[spec.ID] = &terminal{spec: spec, created: now, key: key}
+	u.touch(key)
+	return key
+}
+
+// unhost forgets a hosted terminal (its window closed). Its card stays,
+// unless it never got past the provisional key.
+func (o *owner) unhost(id string, u *update) {
+	t := o.terms[id]
+	if t == nil {
+		return
+	}
+	delete(o.terms, id)
+	if strings.HasPrefix(t.key.ID, provisionalStart) {
+		o.tracker.Remove(t.key)
+		delete(o.meta, t.key)
+		u.drop(t.key)
+	}
+}
+
+// match finds the card an event of a session no card has belongs to, in
+// seed 000's order. It returns the key of that card; the caller moves it
+// to the event's session id.
+func (o *owner) match(ev hookstate.Event, now time.Time) (session.Key, bool) {
+	r := ev.Relay
+	// 1. The resume just launched.
+	for _, t := range o.terms {
+		if t.spec.Resume != "" && t.spec.Runtime == ev.Runtime && now.Sub(t.created) <= resumeWindow &&
+			(r.TerminalID == t.spec.ID || r.TerminalID == "" && ev.Cwd != "" && ev.Cwd == t.spec.Cwd) {
+			return t.key, o.free(t.key)
+		}
+	}
+	// 2. The injected terminal id.
+	if t := o.terms[r.TerminalID]; t != nil && r.TerminalID != "" && t.spec.Runtime == ev.Runtime {
+		return t.key, o.free(t.key)
+	}
+	// 3. A new session id from the same process (/clear, a resume inside
+	// the TUI).
+	if r.PID > 0 {
+		var best session.Key
+		var bestAt time.Time
+		for k, m := range o.meta {
+			mc := o.tracker.Get(k)
+			if m.pid != r.PID || k.Runtime != ev.Runtime || mc == nil {
+				continue
+			}
+			if mc.State() == hookstate.StateEnded && now.Sub(mc.Since()) > sameProcessWindow {
+				continue
+			}
+			if m.lastEvent.After(bestAt) || best.ID == "" {
+				best, bestAt = k, m.lastEvent
+			}
+		}
+		if best.ID != "" {
+			return best, true
+		}
+	}
+	// 4. The cwd of a terminal created in the last minute that has no
+	// session yet; 5. a terminal still connecting in that cwd.
+	if ev.Cwd != "" {
+		for _, t := range o.terms {
+			if t.spec.Runtime == ev.Runtime && t.spec.Cwd == ev.Cwd && now.Sub(t.created) <= newTerminalAge &&
+				strings.HasPrefix(t.key.ID, provisionalStart) {
+				return t.key, o.free(t.key)
+			}
+		}
+		for _, t := range o.terms {
+			if mc := o.tracker.Get(t.key); mc != nil && t.spec.Runtime == ev.Runtime && t.spec.Cwd == ev.Cwd &&
+				mc.State() == hookstate.StateConnecting {
+				return t.key, o.free(t.key)
+			}
+		}
+	}
+	// 6. The agent's parent shell is a hosted terminal's.
+	if r.PPID > 0 {
+		for _, t := range o.terms {
+			if t.spec.ShellPID == r.PPID && t.spec.Runtime == ev.Runtime {
+				return t.key, o.free(t.key)
+			}
+		}
+	}
+	// 7. A terminal (its tmux pane) that has had a single session takes the
+	// new id over: no duplicate card after a lost SessionStart.
+	if r.TmuxPane != "" {
+		for _, t := range o.terms {
+			if t.spec.TmuxPane == r.TmuxPane && t.spec.Runtime == ev.Runtime && len(t.seen) <= 1 {
+				return t.key, o.free(t.key)
+			}
+		}
+	}
+	return session.Key{}, false
+}
+
+// free reports whether a card can be taken over: it exists.
+func (o *owner) free(k session.Key) bool { return o.tracker.Get(k) != nil }
+
+// saw records that a session id appeared in its hosted terminal.
+func (o *owner) saw(key session.Key) {
+	m := o.meta[key]
+	if m == nil || m.terminalID == "" {
+		return
+	}
+	t := o.terms[m.terminalID]
+	if t == nil {
+		return
+	}
+	t.key = key
+	for _, k := range t.seen {
+		if k == key {
+			return
+		}
+	}
+	t.seen = append(t.seen, key)
+}
