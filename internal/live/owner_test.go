@@ -238,8 +238,8 @@ func TestTeams(t *testing.T) {
 		parent session.Key
 	}{
 		{"parent session env var", []step{{0, lead}, member(time.Minute, func(e *hookstate.Event) { e.Relay.ParentSessionID = "lead" })}, key("lead")},
-		{"SubagentStart then SessionStart in the cwd within 10 s", []step{{0, lead}, {time.Second, spawn}, member(5 * time.Second, nil)}, key("lead")},
-		{"too late", []step{{0, lead}, {time.Second, spawn}, member(30 * time.Second, nil)}, session.Key{}},
+		{"SubagentStart then SessionStart in the cwd within 10 s", []step{{0, lead}, {time.Second, spawn}, member(5*time.Second, nil)}, key("lead")},
+		{"too late", []step{{0, lead}, {time.Second, spawn}, member(30*time.Second, nil)}, session.Key{}},
 		{"another cwd", []step{{0, lead}, {time.Second, spawn}, member(2*time.Second, func(e *hookstate.Event) { e.Cwd = "/other" })}, session.Key{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
