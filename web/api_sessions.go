@@ -10,6 +10,7 @@ import (
 
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
+	"paddock/internal/live"
 )
 
 // sessionJSON is the API's view of a session (design.md's SessionInfo).
@@ -49,6 +50,7 @@ type sessionJSON struct {
 	Memory         *memoryJSON        `json:"memory,omitempty"`
 	Metrics        *hookstate.Metrics `json:"metrics,omitempty"`
 	Subagents      []subagentJSON     `json:"subagents,omitempty"`
+	StateHistory   []live.Transition  `json:"state_history,omitempty"`
 }
 
 type messageJSON struct {
@@ -96,6 +98,7 @@ func toJSON(e entry) sessionJSON {
 			j.Memory = &memoryJSON{RSS: c.Memory.RSS, Processes: c.Memory.Processes}
 		}
 		j.Metrics = &c.Metrics
+		j.StateHistory = c.History
 		for _, a := range c.Subagents {
 			j.Subagents = append(j.Subagents, subagentJSON{ID: a.ID, Type: a.Type, Task: a.Task, Running: a.Running,
 				ToolCalls: a.ToolCalls, Started: timePtr(a.Started), Ended: timePtr(a.Ended), Transcript: a.Transcript})

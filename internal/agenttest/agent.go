@@ -27,6 +27,8 @@ type Agent struct {
 	APIKey string
 	// Port is OpenCode's HTTP server port (--port); 0 for the others.
 	Port int
+	// Dialogs are the CLI's approval and question prompts and their keys.
+	Dialogs agentenv.Dialogs
 
 	quit func(*Term) // types the CLI's own exit command
 }
@@ -48,11 +50,12 @@ func FromSetup(s *agentenv.Setup) *Agent {
 	exit := s.Exit
 	return &Agent{
 		CLI: s.CLI, Home: s.Home, Cwd: s.Cwd,
-		Env:    append([]string(nil), s.Env...),
-		Argv:   append([]string(nil), s.Argv...),
-		Ready:  s.Ready,
-		APIKey: s.APIKey,
-		Port:   s.Port,
+		Env:     append([]string(nil), s.Env...),
+		Argv:    append([]string(nil), s.Argv...),
+		Ready:   s.Ready,
+		APIKey:  s.APIKey,
+		Port:    s.Port,
+		Dialogs: s.Dialogs,
 		quit: func(t *Term) {
 			t.tb.Helper()
 			if exit.Text != "" {

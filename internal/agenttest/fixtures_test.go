@@ -307,7 +307,7 @@ func (r *recorder) turn(term *agenttest.Term, session string, tn fixtureTurn) tu
 			// approval (it is removed when the TUI exits).
 			r.copyPidFiles()
 		}
-		r.press(term, dialog, keys)
+		term.Answer(dialog, keys...)
 	}
 	if tn.Kind != deny || dialog == nil {
 		// The tool ran (or Pi's refusal went back to the model): the mock
@@ -337,30 +337,6 @@ func (r *recorder) waitReply(n int, ok func(mockmodel.Reply) bool) mockmodel.Rep
 		r.t.Fatal(err)
 	}
 	return found
-}
-
-// press answers the dialog matching re with keys, and waits until it is
-// gone. A TUI can miss keys that arrive while it still draws the dialog
-// (Claude does, while its PermissionRequest hook runs): the keys are
-// pressed after a pause, and again if the dialog stays.
-func (r *recorder) press(term *agenttest.Term, re *regexp.Regexp, keys []string) {
-	r.t.Helper()
-	for try := 1; ; try++ {
-		time.Sleep(time.Second)
-		term.Key(keys...)
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-			s, err := term.Screen()
-			if err == nil && !re.MatchString(s) {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if try == 3 {
-			s, _ := term.Screen()
-			r.t.Fatalf("dialog %q did not go away after pressing %q %d times; screen:\n%s", re, keys, try, s)
-		}
-		r.t.Logf("%s: dialog %q still shown after %q; pressing again", r.cli, re, keys)
-	}
 }
 
 // copyPidFiles keeps Claude's registry of running sessions

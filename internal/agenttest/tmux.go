@@ -83,6 +83,28 @@ func (t *Term) Key(names ...string) {
 	}
 }
 
+// Answer presses keys in an open dialog (matched by dialog) until it goes
+// away: a TUI that just drew a dialog may not take keys yet, so it waits a
+// second first and presses again, up to three times, before failing.
+func (t *Term) Answer(dialog *regexp.Regexp, keys ...string) {
+	t.tb.Helper()
+	for try := 1; ; try++ {
+		time.Sleep(time.Second)
+		t.Key(keys...)
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+			s, err := t.Screen()
+			if err == nil && !dialog.MatchString(s) {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if try == 3 {
+			t.fatal("dialog %q did not go away after pressing %q %d times", dialog, keys, try)
+		}
+		t.tb.Logf("%s: dialog %q still shown after %q; pressing again", t.pane.Name(), dialog, keys)
+	}
+}
+
 // Screen is the visible pane as text: wrapped lines joined, trailing blanks
 // trimmed.
 func (t *Term) Screen() (string, error) { return t.pane.Screen() }

@@ -36,6 +36,14 @@ type Card struct {
 	Subagents []Subagent
 	Metrics   hookstate.Metrics
 	Memory    Memory
+	// History is the card's recent states, oldest first (at most 32).
+	History []Transition
+}
+
+// Transition is one entry of a card's state history.
+type Transition struct {
+	State hookstate.State `json:"state"`
+	At    time.Time       `json:"at"`
 }
 
 // NeedsUser reports whether the card belongs on the "needs you" strip.
@@ -66,6 +74,7 @@ const maxSubagents = 64
 
 func (c Card) clone() Card {
 	c.Subagents = slices.Clone(c.Subagents)
+	c.History = slices.Clone(c.History)
 	if c.Dialog != nil {
 		d := *c.Dialog
 		c.Dialog = &d

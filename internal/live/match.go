@@ -58,6 +58,7 @@ func (o *owner) host(spec Terminal, now time.Time, u *update) session.Key {
 	}
 	m.facts = hookstate.Facts{}
 	o.terms[spec.ID] = &terminal{spec: spec, created: now, key: key}
+	o.record(key)
 	u.touch(key)
 	return key
 }

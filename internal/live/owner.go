@@ -37,6 +37,26 @@ type meta struct {
 
 	facts  hookstate.Facts // the last process check's
 	memory Memory
+
+	history []Transition // newest last, at most maxHistory
+}
+
+// maxHistory bounds the transitions kept per card.
+const maxHistory = 32
+
+// record appends the machine's state to the card's history when it moved.
+func (o *owner) record(k session.Key) {
+	mc, m := o.tracker.Get(k), o.meta[k]
+	if mc == nil || m == nil {
+		return
+	}
+	if n := len(m.history); n > 0 && m.history[n-1].State == mc.State() {
+		return
+	}
+	if len(m.history) == maxHistory {
+		m.history = slices.Delete(m.history, 0, 1)
+	}
+	m.history = append(m.history, Transition{State: mc.State(), At: mc.Since()})
 }
 
 // terminal is a hosted terminal (issue 5's tmux windows): matching links
@@ -133,6 +153,7 @@ func (o *owner) event(ev hookstate.Event, now time.Time, u *update) {
 	if m.note(ev, now) || changed {
 		u.touch(key)
 	}
+	o.record(key)
 	o.saw(key)
 	// Evidence of life: a process check's "gone" is stale now (a resume in
 	// a new process); the next check says again.
@@ -315,6 +336,7 @@ func (o *owner) tick(now time.Time, u *update) {
 		facts[k] = m.facts
 	}
 	for _, k := range o.tracker.Tick(now, facts) {
+		o.record(k)
 		u.touch(k)
 	}
 	o.pruneSpawns(now)
@@ -396,6 +418,7 @@ func (o *owner) card(k session.Key) (Card, bool) {
 		c.Parent = m.parent
 		c.Subagents = slices.Clone(m.subagents)
 		c.Memory = m.memory
+		c.History = slices.Clone(m.history)
 	}
 	c.External = c.TerminalID == ""
 	if c.TerminalID != "" && c.Terminal == "" {

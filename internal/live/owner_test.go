@@ -64,6 +64,13 @@ func TestExternalSessionLifecycle(t *testing.T) {
 		t.Fatalf("states %v, want %v", got, want)
 	}
 	c, _ := o.card(key("s1"))
+	var hist []hookstate.State
+	for _, tr := range c.History {
+		hist = append(hist, tr.State)
+	}
+	if want := []hookstate.State{"idle", "prompting", "working", "waiting", "ended"}; !slices.Equal(hist, want) {
+		t.Fatalf("history %v, want %v", hist, want)
+	}
 	if !c.External || c.Terminal != "VS Code" || c.PID != 4242 || c.Cwd != "/home/u/proj" || c.LastPrompt != "fix the build" {
 		t.Fatalf("card %+v", c)
 	}
