@@ -22,13 +22,13 @@ import (
 // apiClient talks to a running paddock over HTTPS, trusting only its CA,
 // with an API token made by `paddock token create` — the way a script would.
 type apiClient struct {
-	t     *testing.T
+	t     testing.TB
 	base  string
 	token string
 	http  *http.Client
 }
 
-func newAPIClient(t *testing.T, srv *server) *apiClient {
+func newAPIClient(t testing.TB, srv *server) *apiClient {
 	t.Helper()
 	out, err := exec.Command(paddockBinary(t), "token", "create", "--data-dir", srv.DataDir, "e2e").Output()
 	if err != nil {

@@ -184,6 +184,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	hooks.Shutdown(shutdown)
 	wg.Wait()
+	ls := states.Stats()
+	log.Info("live state stopped", "received", ls.Received, "dropped", ls.Dropped, "cards", ls.Cards)
 	close(errs)
 	for err := range errs {
 		return err

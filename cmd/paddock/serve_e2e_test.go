@@ -23,7 +23,7 @@ var (
 )
 
 // paddockBinary builds paddock once per test run.
-func paddockBinary(t *testing.T) string {
+func paddockBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "paddock-bin-")
@@ -54,6 +54,23 @@ type server struct {
 	URLs     []string
 	DataDir  string
 	stderr   *lockedBuffer
+	stopOnce sync.Once
+}
+
+// stop sends SIGINT and waits for serve to exit (once; later calls return
+// at once), so a test can read what it logged on the way out.
+func (s *server) stop(t testing.TB) {
+	s.stopOnce.Do(func() {
+		_ = s.cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = s.cmd.Process.Kill()
+			t.Errorf("paddock did not stop within 10 s of SIGINT")
+		}
+	})
 }
 
 type lockedBuffer struct {
@@ -75,7 +92,7 @@ func (l *lockedBuffer) String() string {
 
 // startServe runs paddock serve on free loopback ports with the given HOME
 // and waits for its banner.
-func startServe(t *testing.T, home string, extra ...string) *server {
+func startServe(t testing.TB, home string, extra ...string) *server {
 	t.Helper()
 	bin := paddockBinary(t)
 	data := filepath.Join(t.TempDir(), "data")
@@ -92,15 +109,7 @@ func startServe(t *testing.T, home string, extra ...string) *server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("paddock did not stop within 10 s of SIGINT")
-		}
+		s.stop(t)
 		if t.Failed() {
 			t.Logf("paddock stderr:\n%s", s.stderr.String())
 		}
