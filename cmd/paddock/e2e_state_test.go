@@ -130,3 +130,81 @@ func TestLiveStateEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestLiveStatePlainTurn runs one plain turn of the real OpenCode, Pi and
+// Kimi Code with paddock's hooks (plugin, extension, [[hooks]]) installed
+// by `paddock hooks install`, and checks the state each step shows through
+// the API and the history in order. OpenCode reports no prompt event (its
+// turn starts as session.status busy) and no exit event: its end comes
+// from the process check.
+func TestLiveStatePlainTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the real agent CLIs")
+	}
+	for _, tc := range []struct {
+		cli  agenttest.CLI
+		want []string
+	}{
+		{agenttest.OpenCode, []string{"idle", "working", "waiting", "ended"}},
+		// Pi's extension does not wait for its relays, so input and
+		// agent_start may land in either order: prompting or working.
+		{agenttest.Pi, []string{"idle", "waiting", "ended"}},
+		{agenttest.Kimi, []string{"idle", "prompting", "waiting", "ended"}},
+	} {
+		t.Run(string(tc.cli), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			mock, err := mockmodel.Start(ctx, mockmodel.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { mock.Close() })
+			agent := agenttest.New(t, tc.cli, mock.URL())
+			if tc.cli == agenttest.Pi {
+				_ = os.MkdirAll(filepath.Join(agent.Home, ".pi", "agent"), 0o755)
+			}
+			srv := startServe(t, agent.Home, "--process-check", "1s")
+			api := newAPIClient(t, srv)
+			install := exec.Command(paddockBinary(t), "hooks", "install", "--runtime", string(tc.cli), "--data-dir", srv.DataDir)
+			install.Env = append(slices.Clone(agent.Env), "HOME="+agent.Home)
+			if out, err := install.CombinedOutput(); err != nil {
+				t.Fatalf("paddock hooks install: %v\n%s", err, out)
+			}
+			runtime := string(tc.cli)
+			find := func() (liveSession, bool) {
+				var out struct{ Sessions []liveSession }
+				if err := api.get("/api/v1/sessions?runtime="+url.QueryEscape(runtime), &out); err != nil {
+					return liveSession{}, false
+				}
+				for _, s := range out.Sessions {
+					if len(s.StateHistory) > 0 {
+						return s, true
+					}
+				}
+				return liveSession{}, false
+			}
+			term := agent.Start(t)
+			term.Expect(ctx, agent.Ready)
+			term.Type("hello paddock live")
+			term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.PlainReply(1))))
+			until(t, 10*time.Second, "your turn after the reply", func() (bool, string) {
+				s, ok := find()
+				return ok && s.State == "waiting" && s.Cwd == agent.Cwd, fmt.Sprintf("%+v", s)
+			})
+			if _, err := agent.Quit(ctx, term); err != nil {
+				t.Fatal(err)
+			}
+			var s liveSession
+			until(t, 15*time.Second, "ended after exit", func() (bool, string) {
+				var ok bool
+				s, ok = find()
+				return ok && s.State == "ended", fmt.Sprintf("%+v", s)
+			})
+			h := s.history()
+			if !inOrder(h, tc.want) || !inOrder(h, []string{"idle", "prompting", "waiting"}) && !inOrder(h, []string{"idle", "working", "waiting"}) {
+				t.Fatalf("state history %v, want %v in order with the turn (prompting or working) before waiting", h, tc.want)
+			}
+			t.Logf("%s state history: %v", tc.cli, h)
+		})
+	}
+}

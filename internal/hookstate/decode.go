@@ -1,6 +1,7 @@
 package hookstate
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -235,12 +236,7 @@ func readRelay(f fields, r *RelayInfo) {
 	}
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
+func cmpOr(ss ...string) string { return cmp.Or(ss...) }
 
 // jsonTime reads an RFC 3339 string or a Unix time in seconds or
 // milliseconds; anything else, or a time outside 2000–2200, is zero.

@@ -11,7 +11,10 @@ import "strings"
 //     (eventName may carry the type instead);
 //   - the recorder's envelope: {"ts":ms,"pid":…,"kind":"event","type":…,"event":{bus event}};
 //   - a plugin hook call: {"ts","pid","kind":"hook:tool.execute.before","input":{…},"output":{…}},
-//     or eventName "tool.execute.before" with {"input","output"}.
+//     or eventName "tool.execute.before" with {"input","output"};
+//   - paddock's own plugin: {"hook_event_name","ts","pid","ppid",…} with
+//     the bus event under "event", or a hook call's input fields (sessionID,
+//     callID, tool, args) at the top level.
 //
 // Mapping:
 //
@@ -37,6 +40,19 @@ func decodeOpenCode(installed string, f fields) (Event, error) {
 		ev.Relay.PID = pid
 	}
 	kind := f.str("kind")
+	// paddock's own plugin (hookinstall's opencode-plugin.js): the bus
+	// event under "event", or a hook call with its input flattened.
+	if name := f.str("hook_event_name"); name != "" && kind == "" {
+		ev.Relay.PPID = f.int("ppid")
+		if inner := f.obj("event"); inner != nil {
+			return decodeOpenCodeBus(installed, inner, ev)
+		}
+		if isOpenCodeHook(name) {
+			return decodeOpenCodeHook(name, fields{"input": map[string]any(f), "output": map[string]any{"args": f["args"]}}, ev)
+		}
+		ev.Name, ev.Kind = name, KindActivity
+		return ev, nil
+	}
 	switch {
 	case kind == "event":
 		inner := f.obj("event")

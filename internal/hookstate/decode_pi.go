@@ -27,8 +27,15 @@ package hookstate
 // its own, so there is no inference for Pi (runtimeSpec).
 
 func decodePi(installed string, f fields) (Event, error) {
+	// Two shapes: paddock's own extension (hookinstall's pi-extension.ts)
+	// sends snake_case facts with Pi's event object under "event"; the
+	// recording extension of the shared fixtures sends camelCase facts with
+	// the event under "payload" and its name in "event".
 	payload := f.obj("payload")
-	name := f.firstStr("event")
+	if payload == nil {
+		payload = f.obj("event")
+	}
+	name := cmpOr(f.str("event"), f.str("hook_event_name"))
 	if name == "" {
 		name = payload.str("type")
 	}
@@ -38,7 +45,11 @@ func decodePi(installed string, f fields) (Event, error) {
 			return Event{}, fe
 		}
 	}
-	sid, fe := requireStr(f, name, "sessionId")
+	sidKey := "session_id"
+	if _, camel := f["sessionId"]; camel {
+		sidKey = "sessionId"
+	}
+	sid, fe := requireStr(f, name, sidKey)
 	if fe != nil {
 		return Event{}, fe
 	}
@@ -48,19 +59,15 @@ func decodePi(installed string, f fields) (Event, error) {
 		Kind:           KindActivity,
 		Time:           unixTime(numOr(f, "ts")),
 		Cwd:            f.str("cwd"),
-		TranscriptPath: f.str("sessionFile"),
-		ToolName:       payload.str("toolName"),
-		ToolUseID:      cmpOr(payload.str("toolCallId"), f.str("toolCallId")),
+		TranscriptPath: cmpOr(f.str("sessionFile"), f.str("session_file")),
+		ToolName:       cmpOr(payload.str("toolName"), f.str("tool_name")),
+		ToolUseID:      cmpOr(payload.str("toolCallId"), f.str("toolCallId"), f.str("tool_call_id")),
 		Source:         payload.str("reason"),
 	}
 	if pid := f.int("pid"); pid > 0 {
 		ev.Relay.PID = pid
 	}
-	if s := summarize(payload["args"]); s != "" {
-		ev.ToolSummary = s
-	} else {
-		ev.ToolSummary = summarize(payload["input"])
-	}
+	ev.ToolSummary = cmpOr(summarize(payload["args"]), summarize(payload["input"]), summarize(f["input"]))
 	switch name {
 	case "session_start":
 		ev.Kind = KindSessionStart

@@ -3,6 +3,8 @@ package hookstate
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -330,7 +332,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"opencode hook without input", RuntimeOpenCode, "", `{"kind":"hook:chat.message","input":null}`, ErrInvalid, "input"},
 		{"opencode tool hook without tool", RuntimeOpenCode, "", `{"kind":"hook:tool.execute.before","input":{"sessionID":"s"}}`, ErrInvalid, "input.tool"},
 		{"opencode tool part without tool", RuntimeOpenCode, "", `{"type":"message.part.updated","properties":{"sessionID":"s","part":{"type":"tool","state":{"status":"pending"}}}}`, ErrInvalid, "properties.part.tool"},
-		{"pi without session", RuntimePi, "", `{"event":"agent_end"}`, ErrInvalid, "sessionId"},
+		{"pi without session", RuntimePi, "", `{"event":"agent_end"}`, ErrInvalid, "session_id"},
+		{"pi (own extension) without session", RuntimePi, "", `{"hook_event_name":"agent_end","event":{"type":"agent_end"}}`, ErrInvalid, "session_id"},
 		{"pi without any name", RuntimePi, "", `{"sessionId":"s"}`, ErrInvalid, "event"},
 		{"pi tool without tool name", RuntimePi, "", `{"event":"tool_call","sessionId":"s","payload":{}}`, ErrInvalid, "payload.toolName"},
 	}
@@ -452,5 +455,59 @@ func TestRelayRoundTrip(t *testing.T) {
 	}
 	if data, _ := json.Marshal(RelayInfo{}); string(data) != "{}" {
 		t.Fatalf("empty RelayInfo marshals to %s", data)
+	}
+}
+
+// TestDecodeProjectRecordings decodes every hook payload `make fixtures`
+// recorded from the pinned CLIs running paddock's own installed hooks
+// (testdata/<cli>-<version>/hooks.jsonl, committed, so this runs on every
+// clone), and checks that each runtime's recording yields the kinds a turn
+// must: a session start, a prompt, a stop.
+func TestDecodeProjectRecordings(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "hooks.jsonl"))
+	if err != nil || len(files) < 5 {
+		t.Fatalf("recordings: %v %v", files, err)
+	}
+	for _, file := range files {
+		dir := filepath.Base(filepath.Dir(file))
+		runtime, _, _ := strings.Cut(dir, "-")
+		t.Run(dir, func(t *testing.T) {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kinds := map[Kind]int{}
+			for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				var rec struct {
+					Event   string          `json:"event"`
+					Payload json.RawMessage `json:"payload"`
+				}
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("line %d: %v", i+1, err)
+				}
+				ev, err := Decode(runtime, rec.Event, rec.Payload)
+				if err != nil {
+					t.Fatalf("line %d (%s): %v", i+1, rec.Event, err)
+				}
+				if ev.SessionID == "" && ev.Kind != KindActivity {
+					t.Errorf("line %d (%s): no session id", i+1, rec.Event)
+				}
+				kinds[ev.Kind]++
+			}
+			want := []Kind{KindSessionStart, KindPrompt}
+			if runtime == RuntimeOpenCode {
+				// paddock's plugin forwards no chat.message: OpenCode's turn
+				// shows as session.status busy.
+				want = []Kind{KindSessionStart, KindBusy, KindToolStart, KindPermission, KindQuestion}
+			}
+			for _, k := range want {
+				if kinds[k] == 0 {
+					t.Errorf("no %s event in %v", k, kinds)
+				}
+			}
+			if kinds[KindStop]+kinds[KindTurnComplete] == 0 {
+				t.Errorf("no stop or turn completion in %v", kinds)
+			}
+		})
 	}
 }
