@@ -72,13 +72,13 @@ func (h *hub) run(ctx context.Context) error {
 				changes = nil
 				continue
 			}
-			h.broadcast(ctx, clients, ch, drop)
+			h.broadcast(ctx, clients, coalesce(ch, changes, liveChanges), drop)
 		case ch, ok := <-liveChanges:
 			if !ok {
 				liveChanges = nil
 				continue
 			}
-			h.broadcast(ctx, clients, ch, drop)
+			h.broadcast(ctx, clients, coalesce(ch, changes, liveChanges), drop)
 		}
 	}
 }
@@ -197,4 +197,30 @@ func (h *hub) sendSession(ctx context.Context, c *client, head []byte, v views.S
 		c.sent = len(msgs)
 		return c.offer(b)
 	}
+}
+
+// coalesce merges into ch every change already waiting on the channels, so
+// a burst of hook events costs one render per board instead of one per
+// event; it never waits, so a lone change goes out at once.
+func coalesce(ch catalog.Change, sources ...<-chan catalog.Change) catalog.Change {
+	const most = 256
+	for range most {
+		got := false
+		for _, src := range sources {
+			select {
+			case more, ok := <-src:
+				if ok {
+					ch.Updated = append(ch.Updated, more.Updated...)
+					ch.Removed = append(ch.Removed, more.Removed...)
+					ch.Full = ch.Full || more.Full
+					got = true
+				}
+			default:
+			}
+		}
+		if !got {
+			break
+		}
+	}
+	return ch
 }

@@ -123,3 +123,19 @@ func TestSessionPageShowsSubagentsAndMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestCoalesceMergesWaitingChanges(t *testing.T) {
+	a, b := make(chan session.Change, 4), make(chan session.Change, 4)
+	k := func(id string) session.Key { return session.Key{Runtime: "claude", ID: id} }
+	a <- session.Change{Updated: []session.Key{k("2")}}
+	b <- session.Change{Removed: []session.Key{k("3")}}
+	b <- session.Change{Full: true}
+	close(a) // a closed source must not spin
+	got := coalesce(session.Change{Updated: []session.Key{k("1")}}, a, b)
+	if len(got.Updated) != 2 || len(got.Removed) != 1 || !got.Full {
+		t.Fatalf("coalesced %+v", got)
+	}
+	if len(b) != 0 {
+		t.Fatal("changes left waiting")
+	}
+}

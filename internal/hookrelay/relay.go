@@ -318,11 +318,38 @@ func relayInfo(o Options) hookstate.RelayInfo {
 		PID:             p.PID,
 		PPID:            p.PPID,
 		TTY:             p.TTY,
-		TermProgram:     env("TERM_PROGRAM"),
+		TermProgram:     clip(termProgram(o.Getenv)),
 		TmuxPane:        env("TMUX_PANE"),
 		ParentSessionID: env("CLAUDE_CODE_PARENT_SESSION_ID"),
 		SentAt:          o.Start.UTC(),
 	}
+}
+
+// termProgram names the terminal emulator: TERM_PROGRAM where it is set
+// (VS Code, iTerm, Apple Terminal, WezTerm, Ghostty, Warp, Hyper, tmux),
+// else the variables the others export.
+func termProgram(getenv func(string) string) string {
+	if p := getenv("TERM_PROGRAM"); p != "" {
+		return p
+	}
+	for _, c := range []struct{ env, name string }{
+		{"TERMINAL_EMULATOR", ""}, // JetBrains: "JetBrains-JediTerm"
+		{"KITTY_WINDOW_ID", "kitty"},
+		{"ALACRITTY_WINDOW_ID", "alacritty"},
+		{"ALACRITTY_SOCKET", "alacritty"},
+		{"WEZTERM_PANE", "WezTerm"},
+		{"GHOSTTY_RESOURCES_DIR", "ghostty"},
+		{"VSCODE_PID", "vscode"},
+		{"WT_SESSION", "Windows Terminal"},
+	} {
+		if v := getenv(c.env); v != "" {
+			if c.name == "" {
+				return v
+			}
+			return c.name
+		}
+	}
+	return ""
 }
 
 func clip(s string) string {

@@ -369,3 +369,22 @@ func TestProcessStart(t *testing.T) {
 		t.Fatalf("ProcessStart = now - %v", now.Sub(s))
 	}
 }
+
+func TestTermProgramFromOtherTerminals(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"TERM_PROGRAM": "vscode", "KITTY_WINDOW_ID": "1"}, "vscode"},
+		{map[string]string{"TERMINAL_EMULATOR": "JetBrains-JediTerm"}, "JetBrains-JediTerm"},
+		{map[string]string{"KITTY_WINDOW_ID": "3"}, "kitty"},
+		{map[string]string{"ALACRITTY_SOCKET": "/run/user/1000/Alacritty.sock"}, "alacritty"},
+		{map[string]string{"WEZTERM_PANE": "0"}, "WezTerm"},
+		{map[string]string{"GHOSTTY_RESOURCES_DIR": "/usr/share/ghostty"}, "ghostty"},
+		{map[string]string{}, ""},
+	} {
+		if got := termProgram(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("termProgram(%v) = %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}
