@@ -22,6 +22,7 @@ import (
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/markdown"
+	"paddock/internal/procscan"
 	"paddock/internal/scan/claude"
 	"paddock/internal/session"
 	"paddock/internal/store"
@@ -99,6 +100,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			in, err := cat.Get(ctx, k)
 			return in, err == nil
 		}},
+		Agents: procscan.Agents,
 		Logger: log.With("component", "live"),
 	})
 	hooks, err := openHookListener(cfg, states, log.With("component", "hooks"))

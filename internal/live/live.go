@@ -19,6 +19,7 @@ import (
 
 	"paddock/internal/broadcast"
 	"paddock/internal/hookstate"
+	"paddock/internal/procscan"
 	"paddock/internal/session"
 )
 
@@ -46,8 +47,12 @@ type Options struct {
 	// ProcessCheck is seed 000's processCheckInterval; default 15 s.
 	ProcessCheck time.Duration
 	Observer     Observer // nil: no process checks (tests, platforms without /proc)
-	Logger       *slog.Logger
-	Now          func() time.Time
+	// Agents lists the machine's agent processes, every Discover; nil
+	// turns the scan off.
+	Agents   func(ctx context.Context) ([]procscan.AgentProcess, error)
+	Discover time.Duration // default 20 s (seed 000)
+	Logger   *slog.Logger
+	Now      func() time.Time
 	// Queue is how many events may wait for the owner; default 4096. A
 	// hook that finds it full waits (up to its own deadline) rather than
 	// lose its event.
@@ -85,6 +90,9 @@ func New(o Options) *Service {
 	}
 	if o.Queue <= 0 {
 		o.Queue = 4096
+	}
+	if o.Discover <= 0 {
+		o.Discover = 20 * time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -244,6 +252,10 @@ func (s *Service) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	results := make(chan Report, 1)
+	found := make(chan []procscan.AgentProcess, 1)
+	discovering := false
+	discover := time.NewTicker(s.opts.Discover)
+	defer discover.Stop()
 	observing := false
 	observe := func(ts []Target) {
 		if s.opts.Observer == nil || observing {
@@ -297,6 +309,24 @@ func (s *Service) Run(ctx context.Context) error {
 			o.tick(now, u)
 		case <-check.C:
 			observe(o.targets())
+		case <-discover.C:
+			if s.opts.Agents == nil || discovering {
+				continue
+			}
+			discovering = true
+			wg.Go(func() {
+				procs, err := s.opts.Agents(ctx)
+				if err != nil {
+					s.log.Debug("agent process scan failed", "error", err)
+				}
+				select {
+				case found <- procs:
+				case <-ctx.Done():
+				}
+			})
+		case procs := <-found:
+			discovering = false
+			o.discovered(procs, u)
 		case r := <-results:
 			observing, held = false, false
 			o.observed(r.Sessions, s.now(), u)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"paddock/internal/hookstate"
+	"paddock/internal/procscan"
 	"paddock/internal/session"
 )
 
@@ -329,5 +330,37 @@ func TestTerminalKind(t *testing.T) {
 		if got := TerminalKind(tc.prog, tc.pane); got != tc.want {
 			t.Errorf("TerminalKind(%q, %q) = %q, want %q", tc.prog, tc.pane, got, tc.want)
 		}
+	}
+}
+
+func TestDiscoveredProcessesBindPIDs(t *testing.T) {
+	o := newOwner(hookstate.Config{})
+	// A Claude http hook: no relay facts, so no pid.
+	httpHook := hook("h", hookstate.KindSessionStart, "SessionStart")
+	httpHook.Relay = hookstate.RelayInfo{}
+	run(t, o, step{0, httpHook})
+	u := newUpdate()
+	hk := o.host(Terminal{ID: "T1", Runtime: "codex", Cwd: "/p"}, t0, u)
+	u = newUpdate()
+	o.discovered([]procscan.AgentProcess{
+		{PID: 10, Runtime: "claude", ArgSessionID: "h", Interactive: true, TTY: "/dev/pts/1"},
+		{PID: 11, Runtime: "codex", TerminalID: "T1", Interactive: true},
+		{PID: 12, Runtime: "claude", ArgSessionID: "unknown", Interactive: true},
+		{PID: 13, Runtime: "claude", SessionID: "h", Interactive: false},
+	}, u)
+	if c, _ := o.card(key("h")); c.PID != 10 || c.TTY != "/dev/pts/1" {
+		t.Fatalf("http-hook card %+v", c)
+	}
+	if c, _ := o.card(hk); c.PID != 11 {
+		t.Fatalf("hosted card pid %d", c.PID)
+	}
+	if o.tracker.Len() != 2 || !u.changed[key("h")] || !u.changed[hk] {
+		t.Fatalf("cards %v, changed %v", o.tracker.Keys(), u.changed)
+	}
+	// A pid the hooks named is not overwritten.
+	run(t, o, step{time.Second, hook("s", hookstate.KindSessionStart, "SessionStart")})
+	o.discovered([]procscan.AgentProcess{{PID: 99, Runtime: "claude", ArgSessionID: "s", Interactive: true}}, newUpdate())
+	if c, _ := o.card(key("s")); c.PID != 4242 {
+		t.Fatalf("hook pid replaced: %d", c.PID)
 	}
 }
