@@ -38,6 +38,8 @@ type Card struct {
 	External    bool   // started outside paddock
 	Memory      string // "312 MB": the agent with its child processes
 	Subagents   int    // running subagents
+	TeamSize    int    // on a team lead: the sessions in its team, itself included
+	Member      bool   // a team member, shown under its lead
 	// DialogTool and DialogSummary describe an open approval or question.
 	DialogTool    string
 	DialogSummary string
@@ -54,6 +56,7 @@ type Board struct {
 // Subagent is one row of a session's AGENTS tab.
 type Subagent struct {
 	ID, Type, Task          string
+	URL                     string // its conversation's page; "" when it has none
 	Running                 bool
 	ToolCalls               int
 	StartedISO, StartedText string

@@ -191,3 +191,74 @@ func since(e entry) time.Time {
 	}
 	return e.info.Updated
 }
+
+// teamLinger is how long a team stays grouped after its last member ended
+// (seed 000: the team is removed fifteen seconds after all have ended).
+const teamLinger = 15 * time.Second
+
+// group is one board slot: a session, or a team lead with its members.
+type group struct {
+	lead    entry
+	members []entry
+}
+
+// teams groups team members (sessions whose live card names a parent on
+// the board) under their lead, in the lead's place. A team whose sessions
+// have all ended more than teamLinger ago is no longer grouped.
+func teams(es []entry, now time.Time) []group {
+	index := make(map[session.Key]int, len(es))
+	for i, e := range es {
+		index[e.key()] = i
+	}
+	members := map[int][]int{}
+	for i, e := range es {
+		if e.card == nil || e.card.Parent.ID == "" {
+			continue
+		}
+		if p, ok := index[e.card.Parent]; ok && p != i {
+			members[p] = append(members[p], i)
+		}
+	}
+	grouped := map[int]bool{}
+	for p, ms := range members {
+		if !teamActive(es[p], ms, es, now) {
+			delete(members, p)
+			continue
+		}
+		for _, m := range ms {
+			grouped[m] = true
+		}
+	}
+	out := make([]group, 0, len(es))
+	for i, e := range es {
+		if grouped[i] && members[i] == nil {
+			continue
+		}
+		g := group{lead: e}
+		for _, m := range members[i] {
+			g.members = append(g.members, es[m])
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func teamActive(lead entry, ms []int, es []entry, now time.Time) bool {
+	all := []entry{lead}
+	for _, m := range ms {
+		all = append(all, es[m])
+	}
+	for _, e := range all {
+		if e.card == nil {
+			if e.info.Live {
+				return true
+			}
+			continue
+		}
+		st := e.card.State
+		if st != hookstate.StateEnded && st != hookstate.StateAsleep || now.Sub(e.card.Since) <= teamLinger {
+			return true
+		}
+	}
+	return false
+}

@@ -178,8 +178,17 @@ func (s *Server) board() views.Board {
 	}
 	es := s.entries(catalogAll)
 	b := views.Board{Loaded: true, Cards: make([]views.Card, 0, len(es))}
-	for _, e := range es {
-		b.Cards = append(b.Cards, s.card(e))
+	for _, g := range teams(es, s.opts.Now()) {
+		lead := s.card(g.lead)
+		if len(g.members) > 0 {
+			lead.TeamSize = len(g.members) + 1
+		}
+		b.Cards = append(b.Cards, lead)
+		for _, m := range g.members {
+			c := s.card(m)
+			c.Member = true
+			b.Cards = append(b.Cards, c)
+		}
 	}
 	for _, e := range needsYou(es) {
 		c := s.card(e)
@@ -239,7 +248,7 @@ func (s *Server) sessionView(e entry, msgs []session.Message) views.Session {
 		}
 		for _, a := range c.Subagents {
 			v.Subagents = append(v.Subagents, views.Subagent{
-				ID: a.ID, Type: a.Type, Task: a.Task, Running: a.Running, ToolCalls: a.ToolCalls,
+				ID: a.ID, Type: a.Type, Task: a.Task, URL: subagentURL(e.key(), a.ID), Running: a.Running, ToolCalls: a.ToolCalls,
 				StartedISO: isoTime(a.Started), StartedText: relTime(s.opts.Now(), a.Started),
 			})
 		}

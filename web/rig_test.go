@@ -79,6 +79,7 @@ func newRig(t *testing.T) *rig {
 	r.srv, err = New(Options{
 		Sessions:     r.cat,
 		Live:         r.live,
+		Subagents:    claude.New(claude.Options{Dir: r.claudeDir}),
 		Auth:         r.auth,
 		CSRFKey:      key,
 		CA:           r.certs,

@@ -32,11 +32,13 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.GET("/", s.boardPage)
 	a.GET("/s/:runtime/:id", s.sessionPage)
 	a.GET("/s/:runtime/:id/messages", s.olderMessages)
+	a.GET("/s/:runtime/:id/agents/:agent", s.subagentPage)
 	a.GET("/ws", s.websocket)
 	a.POST("/logout", s.logout)
 	a.GET("/api/v1/sessions", s.apiSessions)
 	a.GET("/api/v1/sessions/:runtime/:id", s.apiSession)
 	a.GET("/api/v1/sessions/:runtime/:id/messages", s.apiMessages)
+	a.GET("/api/v1/sessions/:runtime/:id/agents/:agent/messages", s.apiSubagentMessages)
 	return e
 }
 

@@ -52,6 +52,9 @@ type Options struct {
 	Markdown  *markdown.Renderer
 	Version   string
 	Now       func() time.Time
+	// Subagents reads subagents' own conversations (the Claude scanner);
+	// nil: their pages answer 404.
+	Subagents SubagentReader
 }
 
 // Server holds the handlers' shared dependencies.
