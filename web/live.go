@@ -22,15 +22,18 @@ type Live interface {
 	Cards() []live.Card
 	Subscribe() (<-chan session.Change, func())
 	Machine() live.MachineMemory
+	// MarkRead clears a card's unread result: the user looked at it.
+	MarkRead(ctx context.Context, k session.Key) error
 }
 
 // noLive stands in when serve runs without hooks (tests of the history
 // views): no cards, no changes.
 type noLive struct{}
 
-func (noLive) Card(session.Key) (live.Card, bool) { return live.Card{}, false }
-func (noLive) Cards() []live.Card                 { return nil }
-func (noLive) Machine() live.MachineMemory        { return live.MachineMemory{} }
+func (noLive) Card(session.Key) (live.Card, bool)          { return live.Card{}, false }
+func (noLive) Cards() []live.Card                          { return nil }
+func (noLive) Machine() live.MachineMemory                 { return live.MachineMemory{} }
+func (noLive) MarkRead(context.Context, session.Key) error { return nil }
 func (noLive) Subscribe() (<-chan session.Change, func()) {
 	ch := make(chan session.Change)
 	return ch, func() {}

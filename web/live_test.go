@@ -184,3 +184,18 @@ func TestTeamsGroupUnderLeadUntilAllEnded(t *testing.T) {
 		})
 	}
 }
+
+func TestOpeningASessionReadsItsResult(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	ctx := context.Background()
+	k := session.Key{Runtime: "claude", ID: sessionA}
+	for _, kind := range []hookstate.Kind{hookstate.KindPrompt, hookstate.KindStop} {
+		r.live.HookEvent(ctx, hookstate.Event{Runtime: "claude", SessionID: sessionA, Name: string(kind), Kind: kind, Cwd: projectPath, Relay: relay()})
+	}
+	waitCard(t, r.live, k, func(c live.Card) bool { return c.Attention == hookstate.AttentionUnread })
+	if w := r.do(r.srv.Handler(), http.MethodGet, "/s/claude/"+sessionA, withCookie(tok)); w.Code != http.StatusOK {
+		t.Fatalf("session page %d", w.Code)
+	}
+	waitCard(t, r.live, k, func(c live.Card) bool { return c.Attention == hookstate.AttentionNone })
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"paddock/internal/hookstate"
 	"paddock/internal/session"
 	"paddock/views"
 )
@@ -46,6 +47,11 @@ func (s *Server) sessionPage(c *echo.Context) error {
 	msgs, err := s.messages(ctx, e)
 	if err != nil {
 		return err
+	}
+	if e.card != nil && e.card.Attention == hookstate.AttentionUnread {
+		// Opening the session reads its result; a failure only leaves the
+		// dot on.
+		_ = s.live.MarkRead(ctx, k)
 	}
 	v := s.sessionView(e, msgs)
 	p := s.page(c, v.Card.Title)

@@ -93,8 +93,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		defer plainLn.Close()
 	}
 	density, _ := hookstate.ParseDensity(cfg.Density) // validated with the flags
+	// Results from before paddock's first run are not "unread".
+	firstRun, err := a.store.FirstRun(ctx, time.Now())
+	if err != nil {
+		return err
+	}
 	states := live.New(live.Options{
-		State:        hookstate.Config{Density: density, ReadBaseline: time.Now()},
+		State:        hookstate.Config{Density: density, ReadBaseline: firstRun},
+		Persist:      a.store,
 		ProcessCheck: cfg.ProcessCheck,
 		Observer: &live.ProcObserver{Logger: log.With("component", "process-check"), Lookup: func(ctx context.Context, k session.Key) (session.Info, bool) {
 			in, err := cat.Get(ctx, k)

@@ -131,3 +131,13 @@ func (t *Tracker) Remove(key session.Key) bool {
 	delete(t.machines, key)
 	return ok
 }
+
+// Put adds a machine under key (one restored from a Snapshot); it refuses
+// when key already has one.
+func (t *Tracker) Put(key session.Key, m *Machine) bool {
+	if m == nil || t.machines[key] != nil {
+		return false
+	}
+	t.machines[key] = m
+	return true
+}

@@ -51,6 +51,8 @@ type Options struct {
 	// turns the scan off.
 	Agents   func(ctx context.Context) ([]procscan.AgentProcess, error)
 	Discover time.Duration // default 20 s (seed 000)
+	// Persist keeps cards across restarts; nil keeps them in memory only.
+	Persist Persister
 	Logger   *slog.Logger
 	Now      func() time.Time
 	// Queue is how many events may wait for the owner; default 4096. A
@@ -270,6 +272,54 @@ func (s *Service) Run(ctx context.Context) error {
 			}
 		})
 	}
+	dirty := map[session.Key]bool{}
+	saving := false
+	saved := make(chan struct{}, 1)
+	saveTick := time.NewTicker(saveEvery)
+	defer saveTick.Stop()
+	if p := s.opts.Persist; p != nil {
+		if _, err := p.PruneLiveCards(ctx, s.now().Add(-keepSaved)); err != nil {
+			s.log.Warn("live: pruning saved cards failed", "error", err)
+		}
+		cards, err := p.LiveCards(ctx)
+		if err != nil {
+			s.log.Warn("live: saved cards not loaded; states start afresh", "error", err)
+		}
+		if n := o.restore(s.opts.State, cards); n > 0 {
+			u := newUpdate()
+			for _, k := range o.tracker.Keys() {
+				u.touch(k)
+			}
+			o.tick(s.now(), u) // corrections due while paddock was down
+			s.publish(o, u)
+			s.log.Info("live: restored cards", "cards", n)
+		}
+	}
+	// flush writes the dirty cards; final: synchronously, on the way out.
+	flush := func(final bool) {
+		if s.opts.Persist == nil || len(dirty) == 0 || saving {
+			return
+		}
+		cards, gone := o.save(dirty, s.now())
+		dirty = map[session.Key]bool{}
+		write := func(ctx context.Context) {
+			if err := s.opts.Persist.SaveLiveCards(ctx, cards, gone); err != nil {
+				s.log.Warn("live: saving cards failed", "error", err)
+			}
+		}
+		if final {
+			c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer cancel()
+			write(c)
+			return
+		}
+		saving = true
+		wg.Go(func() {
+			write(ctx)
+			saved <- struct{}{}
+		})
+	}
+
 	observe(o.targets())
 	// held: the timer's corrections wait for the tool-children check they
 	// started (bounded by observeGrace should the check hang).
@@ -284,7 +334,14 @@ func (s *Service) Run(ctx context.Context) error {
 		u := newUpdate()
 		select {
 		case <-ctx.Done():
+			wg.Wait()
+			saving = false
+			flush(true)
 			return nil
+		case <-saveTick.C:
+			flush(false)
+		case <-saved:
+			saving = false
 		case a := <-s.events:
 			o.event(a.ev, a.at, u)
 			for range maxBatch {
@@ -330,6 +387,7 @@ func (s *Service) Run(ctx context.Context) error {
 		case r := <-results:
 			observing, held = false, false
 			o.observed(r.Sessions, s.now(), u)
+			o.prune(s.now(), u)
 			if r.Machine != (MachineMemory{}) {
 				s.mu.Lock()
 				s.machine = r.Machine
@@ -337,6 +395,12 @@ func (s *Service) Run(ctx context.Context) error {
 			}
 		case f := <-s.calls:
 			f(o, u)
+		}
+		for k := range u.changed {
+			dirty[k] = true
+		}
+		for k := range u.removed {
+			dirty[k] = true
 		}
 		s.publish(o, u)
 	}

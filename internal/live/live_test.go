@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"paddock/internal/hookstate"
 	"paddock/internal/session"
+	"paddock/internal/store"
 )
 
 func start(t *testing.T, o Options) *Service {
@@ -214,5 +216,50 @@ func TestHookEventAfterStopDoesNotBlock(t *testing.T) {
 	}
 	if _, err := s.Host(context.Background(), Terminal{ID: "x", Runtime: "claude"}); err == nil {
 		t.Fatal("Host on a stopped service succeeded")
+	}
+}
+
+func TestCardsSurviveRestart(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+
+	run := func(f func(s *Service)) {
+		s := New(Options{Persist: st})
+		c, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- s.Run(c) }()
+		f(s)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(func(s *Service) {
+		ch, stop := s.Subscribe()
+		defer stop()
+		s.HookEvent(ctx, hook("s", hookstate.KindSessionStart, "SessionStart"))
+		s.HookEvent(ctx, with(hook("s", hookstate.KindPermission, "PermissionRequest"), func(e *hookstate.Event) {
+			e.ToolName, e.ToolSummary = "Bash", "make deploy"
+		}))
+		waitFor(t, s, ch, key("s"), "approval", func(c Card) bool { return c.State == hookstate.StateApproval })
+	})
+	run(func(s *Service) {
+		ch, stop := s.Subscribe()
+		defer stop()
+		c := waitFor(t, s, ch, key("s"), "restored card", func(c Card) bool { return c.State == hookstate.StateApproval })
+		if c.Dialog == nil || c.Dialog.Summary != "make deploy" || c.PID != 4242 || c.Terminal != "VS Code" || len(c.History) != 2 {
+			t.Fatalf("restored card %+v", c)
+		}
+		// It goes on from where it was.
+		s.HookEvent(ctx, hook("s", hookstate.KindStop, "Stop"))
+		waitFor(t, s, ch, key("s"), "waiting", func(c Card) bool { return c.State == hookstate.StateWaiting })
+	})
+	saved, err := st.LiveCards(ctx)
+	if err != nil || len(saved) != 1 {
+		t.Fatalf("saved cards %d %v", len(saved), err)
 	}
 }
