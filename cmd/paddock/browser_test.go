@@ -169,6 +169,42 @@ func TestBrowserPairBoardSession(t *testing.T) {
 		t.Fatalf("messages %q, want %q", msgs, want)
 	}
 	shot(t, ctx, "session")
+
+	// Back on the board, an agent asks for approval: the card turns to
+	// "needs approval" in the strip on top, without a reload, and leaves
+	// it when the tool runs.
+	step("back to board", chromedp.Navigate(base+"/"))
+	poll("board again", `document.getElementById("reconnecting").hidden === true && !!document.querySelector('[data-testid="card"]')`)
+	const waiting = "1e6fec4f-a6cb-42e2-ad9e-c92c9d1309d2"
+	relayHook(t, srv, "PermissionRequest", `{"session_id":"`+waiting+`","hook_event_name":"PermissionRequest","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`)
+	poll("needs you", `[...document.querySelectorAll('[data-testid="needs-you"] [data-testid="card"]')].some(c => c.dataset.state === "approval" && c.textContent.includes("rm -rf build"))`)
+	colours, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#board > [data-testid="card"]')].map(c => c.dataset.state + " " + getComputedStyle(c).borderLeftColor)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byState := map[string]string{}
+	for _, c := range colours {
+		st, col, _ := strings.Cut(c, " ")
+		byState[st] = col
+	}
+	if byState["approval"] == "" || byState["approval"] == byState["ended"] {
+		t.Fatalf("state colours %q: approval must stand out from ended", colours)
+	}
+	shot(t, ctx, "board-needs-you")
+	relayHook(t, srv, "PostToolUse", `{"session_id":"`+waiting+`","hook_event_name":"PostToolUse","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`)
+	poll("strip gone", `!document.querySelector('[data-testid="needs-you"]') && [...document.querySelectorAll('[data-testid="card"]')].some(c => c.dataset.state === "working")`)
+}
+
+// relayHook runs the real `paddock hook` as Claude Code would, from a tmux
+// pane (a terminal the relay can name), with payload on stdin.
+func relayHook(t *testing.T, srv *server, event, payload string) {
+	t.Helper()
+	cmd := exec.Command(paddockBinary(t), "hook", "--runtime", "claude", "--data-dir", srv.DataDir, event)
+	cmd.Env = append(os.Environ(), "TMUX_PANE=%3")
+	cmd.Stdin = strings.NewReader(payload)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("paddock hook %s: %v %q", event, err, out)
+	}
 }
 
 func contains(list []string, s string) bool {
