@@ -118,6 +118,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	srv, err := web.New(web.Options{
 		Sessions:     cat,
 		Live:         states,
+		Subagents:    scanner,
 		Auth:         a.auth,
 		CSRFKey:      csrfKey,
 		CA:           cm,

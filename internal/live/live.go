@@ -53,8 +53,8 @@ type Options struct {
 	Discover time.Duration // default 20 s (seed 000)
 	// Persist keeps cards across restarts; nil keeps them in memory only.
 	Persist Persister
-	Logger   *slog.Logger
-	Now      func() time.Time
+	Logger  *slog.Logger
+	Now     func() time.Time
 	// Queue is how many events may wait for the owner; default 4096. A
 	// hook that finds it full waits (up to its own deadline) rather than
 	// lose its event.
