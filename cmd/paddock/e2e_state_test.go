@@ -19,6 +19,7 @@ import (
 
 type liveSession struct {
 	ID, Runtime, Cwd, State, Attention, Terminal string
+	LastPrompt                                   string `json:"last_prompt"`
 	External                                     bool
 	Dialog                                       *struct{ Tool, Summary string }
 	StateHistory                                 []struct{ State string } `json:"state_history"`
@@ -134,9 +135,8 @@ func TestLiveStateEndToEnd(t *testing.T) {
 // TestLiveStatePlainTurn runs one plain turn of the real OpenCode, Pi and
 // Kimi Code with paddock's hooks (plugin, extension, [[hooks]]) installed
 // by `paddock hooks install`, and checks the state each step shows through
-// the API and the history in order. OpenCode reports no prompt event (its
-// turn starts as session.status busy) and no exit event: its end comes
-// from the process check.
+// the API and the history in order. OpenCode reports no exit event: its
+// end comes from the process check.
 func TestLiveStatePlainTurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the real agent CLIs")
@@ -145,7 +145,7 @@ func TestLiveStatePlainTurn(t *testing.T) {
 		cli  agenttest.CLI
 		want []string
 	}{
-		{agenttest.OpenCode, []string{"idle", "working", "waiting", "ended"}},
+		{agenttest.OpenCode, []string{"idle", "prompting", "waiting", "ended"}},
 		// Pi's extension does not wait for its relays, so input and
 		// agent_start may land in either order: prompting or working.
 		{agenttest.Pi, []string{"idle", "waiting", "ended"}},
@@ -189,7 +189,7 @@ func TestLiveStatePlainTurn(t *testing.T) {
 			term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.PlainReply(1))))
 			until(t, 10*time.Second, "your turn after the reply", func() (bool, string) {
 				s, ok := find()
-				return ok && s.State == "waiting" && s.Cwd == agent.Cwd, fmt.Sprintf("%+v", s)
+				return ok && s.State == "waiting" && s.Cwd == agent.Cwd && s.LastPrompt == "hello paddock live", fmt.Sprintf("%+v", s)
 			})
 			if _, err := agent.Quit(ctx, term); err != nil {
 				t.Fatal(err)

@@ -107,6 +107,7 @@ func decodeOpenCodeHook(name string, f fields, ev Event) (Event, error) {
 	switch name {
 	case "chat.message":
 		ev.Kind = KindPrompt
+		ev.Prompt = clip(in.str("prompt"), maxText) // paddock's plugin sends the text parts
 	case "tool.execute.before", "tool.execute.after":
 		tool, fe := requireStr(in, ev.Name, "tool")
 		if fe != nil {

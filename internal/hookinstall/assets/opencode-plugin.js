@@ -66,6 +66,13 @@ export const PaddockHooks = async (input) => {
     "tool.execute.before": async (tool, output) => {
       send("tool.execute.before", { ...base("tool.execute.before"), sessionID: tool?.sessionID, callID: tool?.callID, tool: tool?.tool, args: clip(output?.args) });
     },
+    "chat.message": async (input, output) => {
+      let prompt;
+      try {
+        prompt = (output?.parts ?? []).filter((p) => p?.type === "text" && !p.synthetic).map((p) => p.text).join("\n");
+      } catch {}
+      send("chat.message", { ...base("chat.message"), sessionID: input?.sessionID, prompt: typeof prompt === "string" ? prompt.slice(0, 4000) : undefined });
+    },
     "tool.execute.after": async (tool) => {
       send("tool.execute.after", { ...base("tool.execute.after"), sessionID: tool?.sessionID, callID: tool?.callID, tool: tool?.tool });
     },
