@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -54,8 +55,13 @@ func TestLiveStateEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the real agent CLIs")
 	}
-	for _, cli := range []agenttest.CLI{agenttest.Claude, agenttest.Codex} {
-		t.Run(string(cli), func(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cli  agenttest.CLI
+		http bool // Claude's "type":"http" hooks post straight to the listener
+	}{{"claude", agenttest.Claude, false}, {"claude-http", agenttest.Claude, true}, {"codex", agenttest.Codex, false}} {
+		cli := tc.cli
+		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
 			mock, err := mockmodel.Start(ctx, mockmodel.Options{})
@@ -69,14 +75,28 @@ func TestLiveStateEndToEnd(t *testing.T) {
 			}
 			_ = os.MkdirAll(filepath.Join(agent.Home, ".claude"), 0o755)
 
-			srv := startServe(t, agent.Home)
+			args := []string{"hooks", "install", "--runtime", string(cli)}
+			var extra []string
+			if tc.http {
+				// http hooks name the listener's port: it must be fixed.
+				addr := freeLoopbackAddr(t)
+				extra = []string{"--hook-addr", addr}
+				args = append(args, "--claude-http", "--hook-addr", addr)
+			}
+			srv := startServe(t, agent.Home, extra...)
 			api := newAPIClient(t, srv)
 
 			// The user's own step: install the hooks with paddock.
-			install := exec.Command(paddockBinary(t), "hooks", "install", "--runtime", string(cli), "--data-dir", srv.DataDir)
+			install := exec.Command(paddockBinary(t), append(args, "--data-dir", srv.DataDir)...)
 			install.Env = append(slices.Clone(agent.Env), "HOME="+agent.Home)
 			if out, err := install.CombinedOutput(); err != nil {
 				t.Fatalf("paddock hooks install: %v\n%s", err, out)
+			}
+			if tc.http {
+				b, _ := os.ReadFile(filepath.Join(agent.Home, ".claude", "settings.json"))
+				if !strings.Contains(string(b), `"type": "http"`) && !strings.Contains(string(b), `"type":"http"`) {
+					t.Fatalf("no http hooks installed:\n%s", b)
+				}
 			}
 
 			term := agent.Start(t)
@@ -109,6 +129,7 @@ func TestLiveStateEndToEnd(t *testing.T) {
 			asked := time.Now()
 			s := waitState("approval shown", func(s liveSession) bool { return s.State == "approval" })
 			t.Logf("%s: approval on the API %v after the dialog was on screen", cli, time.Since(asked).Round(time.Millisecond))
+			// http hooks carry the tmux pane as a header Claude fills in.
 			if s.Attention != "answer" || s.Cwd != agent.Cwd || !s.External || s.Terminal != "tmux" {
 				t.Errorf("card while approving: %+v", s)
 			}
@@ -207,4 +228,16 @@ func TestLiveStatePlainTurn(t *testing.T) {
 			t.Logf("%s state history: %v", tc.cli, h)
 		})
 	}
+}
+
+// freeLoopbackAddr finds a free loopback port (for listeners whose port
+// must be known before they start).
+func freeLoopbackAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
