@@ -11,6 +11,7 @@ import (
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
+	"paddock/internal/session"
 )
 
 // sessionJSON is the API's view of a session (design.md's SessionInfo).
@@ -199,6 +200,24 @@ func (s *Server) apiMessages(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return messagesPage(c, msgs)
+}
+
+// apiHealth says paddock is up. It is public, so it carries no secrets and
+// nothing about sessions beyond whether the first scan is done.
+func (s *Server) apiHealth(c *echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{
+		"status":   "ok",
+		"version":  s.opts.Version,
+		"loaded":   s.opts.Sessions.Loaded(),
+		"uptime_s": int(s.opts.Now().Sub(s.started).Seconds()),
+	})
+}
+
+// messagesPage answers one page of msgs, oldest first: ?limit (default
+// 200) messages before the index ?before (default: the end). The cursor is
+// a message index, so pages stay stable while the agent appends.
+func messagesPage(c *echo.Context, msgs []session.Message) error {
 	limit, err := intParam(c, "limit", 200, 1, 1000)
 	if err != nil {
 		return err
@@ -218,15 +237,4 @@ func (s *Server) apiMessages(c *echo.Context) error {
 		resp["next_before"] = from
 	}
 	return c.JSON(http.StatusOK, resp)
-}
-
-// apiHealth says paddock is up. It is public, so it carries no secrets and
-// nothing about sessions beyond whether the first scan is done.
-func (s *Server) apiHealth(c *echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{
-		"status":   "ok",
-		"version":  s.opts.Version,
-		"loaded":   s.opts.Sessions.Loaded(),
-		"uptime_s": int(s.opts.Now().Sub(s.started).Seconds()),
-	})
 }

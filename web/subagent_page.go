@@ -183,23 +183,5 @@ func (s *Server) apiSubagentMessages(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(c, "limit", 200, 1, 1000)
-	if err != nil {
-		return err
-	}
-	before, err := intParam(c, "before", len(msgs), 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
-	to := min(before, len(msgs))
-	from := max(to-limit, 0)
-	out := make([]messageJSON, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, messageJSON{Index: i, Role: msgs[i].Role, Text: msgs[i].Text, Time: timePtr(msgs[i].Time)})
-	}
-	resp := map[string]any{"total": len(msgs), "messages": out}
-	if from > 0 {
-		resp["next_before"] = from
-	}
-	return c.JSON(http.StatusOK, resp)
+	return messagesPage(c, msgs)
 }

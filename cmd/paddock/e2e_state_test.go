@@ -64,55 +64,23 @@ func TestLiveStateEndToEnd(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
-			mock, err := mockmodel.Start(ctx, mockmodel.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { mock.Close() })
-			agent := agenttest.New(t, cli, mock.URL())
-			if cli == agenttest.Codex {
-				agent.Argv = append(agent.Argv, agenttest.CodexBypassHookTrust)
-			}
-			_ = os.MkdirAll(filepath.Join(agent.Home, ".claude"), 0o755)
-
-			args := []string{"hooks", "install", "--runtime", string(cli)}
-			var extra []string
+			var install, serve []string
 			if tc.http {
 				// http hooks name the listener's port: it must be fixed.
 				addr := freeLoopbackAddr(t)
-				extra = []string{"--hook-addr", addr}
-				args = append(args, "--claude-http", "--hook-addr", addr)
+				serve = []string{"--hook-addr", addr}
+				install = []string{"--claude-http", "--hook-addr", addr}
 			}
-			srv := startServe(t, agent.Home, extra...)
-			api := newAPIClient(t, srv)
-
-			// The user's own step: install the hooks with paddock.
-			install := exec.Command(paddockBinary(t), append(args, "--data-dir", srv.DataDir)...)
-			install.Env = append(slices.Clone(agent.Env), "HOME="+agent.Home)
-			if out, err := install.CombinedOutput(); err != nil {
-				t.Fatalf("paddock hooks install: %v\n%s", err, out)
-			}
+			agent, api := hookedAgent(t, ctx, cli, install, serve)
 			if tc.http {
 				b, _ := os.ReadFile(filepath.Join(agent.Home, ".claude", "settings.json"))
 				if !strings.Contains(string(b), `"type": "http"`) && !strings.Contains(string(b), `"type":"http"`) {
 					t.Fatalf("no http hooks installed:\n%s", b)
 				}
 			}
-
 			term := agent.Start(t)
 			term.Expect(ctx, agent.Ready)
-			find := func() (liveSession, bool) {
-				var out struct{ Sessions []liveSession }
-				if err := api.get("/api/v1/sessions?runtime="+url.QueryEscape(string(cli)), &out); err != nil {
-					return liveSession{}, false
-				}
-				for _, s := range out.Sessions {
-					if len(s.StateHistory) > 0 {
-						return s, true
-					}
-				}
-				return liveSession{}, false
-			}
+			find := func() (liveSession, bool) { return api.liveSession(string(cli)) }
 			waitState := func(what string, ok func(liveSession) bool) liveSession {
 				t.Helper()
 				var got liveSession
@@ -175,35 +143,8 @@ func TestLiveStatePlainTurn(t *testing.T) {
 		t.Run(string(tc.cli), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
-			mock, err := mockmodel.Start(ctx, mockmodel.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { mock.Close() })
-			agent := agenttest.New(t, tc.cli, mock.URL())
-			if tc.cli == agenttest.Pi {
-				_ = os.MkdirAll(filepath.Join(agent.Home, ".pi", "agent"), 0o755)
-			}
-			srv := startServe(t, agent.Home, "--process-check", "1s")
-			api := newAPIClient(t, srv)
-			install := exec.Command(paddockBinary(t), "hooks", "install", "--runtime", string(tc.cli), "--data-dir", srv.DataDir)
-			install.Env = append(slices.Clone(agent.Env), "HOME="+agent.Home)
-			if out, err := install.CombinedOutput(); err != nil {
-				t.Fatalf("paddock hooks install: %v\n%s", err, out)
-			}
-			runtime := string(tc.cli)
-			find := func() (liveSession, bool) {
-				var out struct{ Sessions []liveSession }
-				if err := api.get("/api/v1/sessions?runtime="+url.QueryEscape(runtime), &out); err != nil {
-					return liveSession{}, false
-				}
-				for _, s := range out.Sessions {
-					if len(s.StateHistory) > 0 {
-						return s, true
-					}
-				}
-				return liveSession{}, false
-			}
+			agent, api := hookedAgent(t, ctx, tc.cli, nil, []string{"--process-check", "1s"})
+			find := func() (liveSession, bool) { return api.liveSession(string(tc.cli)) }
 			term := agent.Start(t)
 			term.Expect(ctx, agent.Ready)
 			term.Type("hello paddock live")
@@ -240,4 +181,49 @@ func freeLoopbackAddr(t testing.TB) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// hookedAgent is the harness of the live-state tests: a mock model, the
+// real CLI in a throw-away HOME, `paddock serve` (with serveArgs) watching
+// it, and paddock's hooks installed the way a user installs them, with
+// `paddock hooks install` (plus installArgs).
+func hookedAgent(t *testing.T, ctx context.Context, cli agenttest.CLI, installArgs, serveArgs []string) (*agenttest.Agent, *apiClient) {
+	t.Helper()
+	mock, err := mockmodel.Start(ctx, mockmodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mock.Close() })
+	agent := agenttest.New(t, cli, mock.URL())
+	switch cli {
+	case agenttest.Codex:
+		agent.Argv = append(agent.Argv, agenttest.CodexBypassHookTrust)
+	case agenttest.Claude:
+		_ = os.MkdirAll(filepath.Join(agent.Home, ".claude"), 0o755)
+	case agenttest.Pi:
+		// Pi finds extensions only in an existing agent dir.
+		_ = os.MkdirAll(filepath.Join(agent.Home, ".pi", "agent"), 0o755)
+	}
+	srv := startServe(t, agent.Home, serveArgs...)
+	args := append([]string{"hooks", "install", "--runtime", string(cli), "--data-dir", srv.DataDir}, installArgs...)
+	install := exec.Command(paddockBinary(t), args...)
+	install.Env = append(slices.Clone(agent.Env), "HOME="+agent.Home)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("paddock hooks install: %v\n%s", err, out)
+	}
+	return agent, newAPIClient(t, srv)
+}
+
+// liveSession is the first session of runtime with a live state history.
+func (c *apiClient) liveSession(runtime string) (liveSession, bool) {
+	var out struct{ Sessions []liveSession }
+	if err := c.get("/api/v1/sessions?runtime="+url.QueryEscape(runtime), &out); err != nil {
+		return liveSession{}, false
+	}
+	for _, s := range out.Sessions {
+		if len(s.StateHistory) > 0 {
+			return s, true
+		}
+	}
+	return liveSession{}, false
 }

@@ -1,6 +1,8 @@
 package hookrelay
 
 import (
+	"paddock/internal/proc"
+
 	"bytes"
 	"os"
 	"strconv"
@@ -22,7 +24,7 @@ func ProbeProcess() Process {
 	p := Process{PID: pid}
 	if ok {
 		p.PPID = st.ppid
-		p.TTY = ttyName(pid, st.ttyNr)
+		p.TTY = proc.TTYName(pid, uint64(st.ttyNr))
 	}
 	return p
 }
@@ -63,29 +65,4 @@ func isShell(comm string) bool {
 		return true
 	}
 	return false
-}
-
-// ttyName names the controlling terminal from its device number: a pseudo
-// terminal (/dev/pts/N) or a console (/dev/ttyN); anything else falls back
-// to what the agent's standard streams point at. "" when it has none (a
-// CI run, claude -p under a service manager).
-func ttyName(pid int, nr int64) string {
-	if nr == 0 {
-		return ""
-	}
-	major := (nr >> 8) & 0xfff
-	minor := (nr & 0xff) | ((nr >> 12) & 0xfff00)
-	switch {
-	case major >= 136 && major <= 143:
-		return "/dev/pts/" + strconv.FormatInt((major-136)*256+minor, 10)
-	case major == 4 && minor < 64:
-		return "/dev/tty" + strconv.FormatInt(minor, 10)
-	}
-	for _, fd := range []string{"0", "1", "2"} {
-		if l, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + fd); err == nil &&
-			strings.HasPrefix(l, "/dev/") && l != "/dev/null" {
-			return l
-		}
-	}
-	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // StartTicks returns the process's start time in clock ticks since boot,
@@ -37,4 +38,33 @@ func Alive(pid int) bool {
 	}
 	state, _, err := parseStat(data)
 	return err != nil || (state != 'Z' && state != 'X')
+}
+
+// TTYName names a controlling terminal from its device number: a pseudo
+// terminal (/dev/pts/N, majors 136–143), a virtual console (/dev/ttyN) or a
+// serial line (/dev/ttySN). Anything else is named by what the process's
+// standard streams point at, or else by its /dev/char/MAJOR:MINOR link, so
+// that a process with a terminal never reads as having none. nr is field 7
+// (tty_nr) of /proc/<pid>/stat; "" when it is 0 (no terminal).
+func TTYName(pid int, nr uint64) string {
+	if nr == 0 {
+		return ""
+	}
+	major := (nr >> 8) & 0xfff
+	minor := (nr & 0xff) | ((nr >> 12) & 0xfff00)
+	switch {
+	case major >= 136 && major <= 143:
+		return "/dev/pts/" + strconv.FormatUint((major-136)*256+minor, 10)
+	case major == 4 && minor < 64:
+		return "/dev/tty" + strconv.FormatUint(minor, 10)
+	case major == 4:
+		return "/dev/ttyS" + strconv.FormatUint(minor-64, 10)
+	}
+	for _, fd := range []string{"0", "1", "2"} {
+		l, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + fd)
+		if err == nil && (strings.HasPrefix(l, "/dev/tty") || strings.HasPrefix(l, "/dev/pts/") || l == "/dev/console") {
+			return l
+		}
+	}
+	return "/dev/char/" + strconv.FormatUint(major, 10) + ":" + strconv.FormatUint(minor, 10)
 }

@@ -3,6 +3,8 @@
 package procscan
 
 import (
+	pidproc "paddock/internal/proc"
+
 	"context"
 	"os"
 	"os/exec"
@@ -42,27 +44,6 @@ func TestParseStat(t *testing.T) {
 				t.Fatalf("parseStat = %+v, %v; want %+v, %v", got, ok, tt.want, tt.ok)
 			}
 		})
-	}
-}
-
-func TestTTYName(t *testing.T) {
-	dev := func(major, minor uint64) uint64 { return minor&0xff | major<<8 | (minor&^0xff)<<12 }
-	for _, c := range []struct {
-		nr   uint64
-		want string
-	}{
-		{0, ""},
-		{34818, "/dev/pts/2"},
-		{dev(136, 3), "/dev/pts/3"},
-		{dev(136, 300), "/dev/pts/300"},
-		{dev(137, 1), "/dev/pts/257"},
-		{dev(4, 1), "/dev/tty1"},
-		{dev(4, 65), "/dev/ttyS1"},
-		{dev(188, 0), "/dev/char/188:0"}, // ttyUSB0; pid -1 has no fds to ask
-	} {
-		if got := ttyName(-1, c.nr); got != c.want {
-			t.Errorf("ttyName(%d) = %q, want %q", c.nr, got, c.want)
-		}
 	}
 }
 
@@ -169,7 +150,7 @@ func TestAgentsFindsRenamedProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := ttyName(os.Getpid(), s.procs[os.Getpid()].ttyNr); a.TTY != want || a.Interactive != (want != "") {
+	if want := pidproc.TTYName(os.Getpid(), s.procs[os.Getpid()].ttyNr); a.TTY != want || a.Interactive != (want != "") {
 		t.Fatalf("tty %q interactive %v; want tty %q", a.TTY, a.Interactive, want)
 	}
 	ticks, err := strconv.ParseUint(a.StartTicks, 10, 64)

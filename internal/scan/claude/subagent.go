@@ -59,18 +59,7 @@ func (s *Scanner) SubagentConversation(ctx context.Context, sessionID, agentID s
 
 // validAgentID reports whether id can name a subagent transcript: letters,
 // digits, '-' and '_' only, so it can reach nothing outside subagents/.
-func validAgentID(id string) bool {
-	if id == "" || len(id) > maxAgentIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func validAgentID(id string) bool { return safeName(id, maxAgentIDLen) }
 
 // openSubagent opens <sessionDir>/subagents/agent-<agentID>.jsonl read-only.
 // Claude never writes links there, so neither the session directory, nor

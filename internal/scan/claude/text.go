@@ -55,7 +55,13 @@ func isKebab(s string) bool {
 // glob characters — is accepted before a path is built from it. Old-style
 // "agent-*" files are subagent transcripts, never sessions.
 func validID(id string) bool {
-	if id == "" || len(id) > 128 || strings.HasPrefix(id, "agent-") {
+	return !strings.HasPrefix(id, "agent-") && safeName(id, 128)
+}
+
+// safeName: 1 to max letters, digits, '-' or '_' — nothing a path could
+// be steered with.
+func safeName(id string, max int) bool {
+	if id == "" || len(id) > max {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
