@@ -51,6 +51,7 @@ type Board struct {
 	Cards    []Card
 	NeedsYou []Card // approvals and questions, oldest first
 	Memory   string // "5.1 GB of 16.0 GB in use"; "" before the first process check
+	CanHost  bool   // paddock can start agents (tmux is available)
 }
 
 // Subagent is one row of a session's AGENTS tab.
@@ -92,6 +93,7 @@ type Session struct {
 	HookLatency, Detection, PermissionResponse string
 	ParentURL                                  string // the team lead's page
 	Subagents                                  []Subagent
+	Hosted                                     bool // runs in paddock's tmux: it can be messaged and controlled
 }
 
 // Pair is the "pair this device" page.
@@ -117,4 +119,20 @@ type Error struct {
 	Status  int
 	Title   string
 	Message string
+}
+
+// NewSession is the "New session" form, with what was entered when it
+// comes back with an error.
+type NewSession struct {
+	Runtimes                                        []string // installed agents
+	RecentDirs                                      []string // recent project directories, newest first
+	Runtime, Workdir, Prompt, PermissionMode, Model string
+	Error                                           string
+}
+
+// Result is the answer to a message sent or an action taken.
+type Result struct {
+	OK     bool
+	Text   string
+	Screen string // the terminal's last lines, when a message did not arrive
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/auth"
+	"paddock/internal/hosted"
 	"paddock/internal/session"
 	"paddock/views"
 )
@@ -65,6 +66,14 @@ func classify(err error) *apiError {
 		return newError(http.StatusBadRequest, "bad_name", "A name is 1 to 64 printable characters.")
 	case errors.Is(err, auth.ErrRevoked), errors.Is(err, auth.ErrUnauthenticated):
 		return errUnauthenticated
+	case errors.Is(err, hosted.ErrInvalid):
+		return newError(http.StatusBadRequest, "invalid", userMessage(err, hosted.ErrInvalid))
+	case errors.Is(err, hosted.ErrNotInstalled):
+		return newError(http.StatusUnprocessableEntity, "not_installed", userMessage(err, hosted.ErrNotInstalled)+". Install it, or start paddock with it on PATH.")
+	case errors.Is(err, hosted.ErrNotHosted):
+		return newError(http.StatusConflict, "not_hosted", "This session does not run in a terminal paddock started, so paddock cannot type into it.")
+	case errors.Is(err, hosted.ErrGone):
+		return newError(http.StatusGone, "terminal_gone", "This session's terminal is gone: the agent exited or was killed.")
 	}
 	if code := echo.StatusCode(err); code != 0 {
 		msg := http.StatusText(code)
@@ -74,6 +83,16 @@ func classify(err error) *apiError {
 		return newError(code, strings.ToLower(strings.ReplaceAll(http.StatusText(code), " ", "_")), msg)
 	}
 	return &apiError{Status: http.StatusInternalServerError, Code: "internal", Msg: "Something went wrong inside paddock; the details are in its log.", Err: err}
+}
+
+// userMessage is err's text without the sentinel's own prefix, for errors
+// whose wrapping message was written for the user.
+func userMessage(err, sentinel error) string {
+	msg := strings.TrimPrefix(err.Error(), sentinel.Error()+": ")
+	if msg == "" {
+		return sentinel.Error()
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:]
 }
 
 func wantsJSON(c *echo.Context) bool {

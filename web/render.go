@@ -195,6 +195,7 @@ func (s *Server) board() views.Board {
 		c.DOMID = "need-" + c.DOMID // the same session also has its place in the list
 		b.NeedsYou = append(b.NeedsYou, c)
 	}
+	b.CanHost = s.opts.Hosting != nil
 	if m := s.live.Machine(); m.Total > 0 {
 		b.Memory = humanBytes(m.Used) + " of " + humanBytes(m.Total) + " in use"
 	}
@@ -237,6 +238,7 @@ func (s *Server) sessionView(e entry, msgs []session.Message) views.Session {
 			v.Model = c.Model
 		}
 		v.HasLive = true
+		v.Hosted = s.opts.Hosting != nil && hostedLive(c.State, c.TerminalID)
 		v.PermissionMode = c.PermissionMode
 		v.Since = relTime(s.opts.Now(), c.Since)
 		v.SinceISO = isoTime(c.Since)

@@ -34,11 +34,20 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.GET("/s/:runtime/:id/messages", s.olderMessages)
 	a.GET("/s/:runtime/:id/agents/:agent", s.subagentPage)
 	a.GET("/ws", s.websocket)
+	a.GET("/new", s.newSessionPage)
+	a.POST("/new", s.newSessionSubmit)
+	a.POST("/s/:runtime/:id/send", s.sendFromPage)
+	a.POST("/s/:runtime/:id/control/:action", s.controlFromPage)
 	a.POST("/logout", s.logout)
 	a.GET("/api/v1/sessions", s.apiSessions)
 	a.GET("/api/v1/sessions/:runtime/:id", s.apiSession)
 	a.GET("/api/v1/sessions/:runtime/:id/messages", s.apiMessages)
 	a.GET("/api/v1/sessions/:runtime/:id/agents/:agent/messages", s.apiSubagentMessages)
+	a.POST("/api/v1/sessions", s.apiCreateSession)
+	a.POST("/api/v1/sessions/:runtime/:id/message", s.apiSendMessage)
+	a.POST("/api/v1/sessions/:runtime/:id/keys", s.apiKeys)
+	a.GET("/api/v1/sessions/:runtime/:id/screen", s.apiScreen)
+	a.POST("/api/v1/sessions/:runtime/:id/:action", s.apiControl)
 	return e
 }
 

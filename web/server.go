@@ -38,7 +38,8 @@ type CA interface {
 // Options wires the server to its collaborators.
 type Options struct {
 	Sessions Sessions
-	Live     Live // nil: history only
+	Live     Live    // nil: history only
+	Hosting  Hosting // nil: paddock cannot start agents (no tmux)
 	Auth     *auth.Service
 	CSRFKey  []byte
 	CA       CA

@@ -6,12 +6,15 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"paddock/internal/mockmodel"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/device"
 
@@ -84,51 +87,8 @@ func TestBrowserPairBoardSession(t *testing.T) {
 		t.Fatalf("pair link %q does not use the bound address", srv.PairLink)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chrome),
-		chromedp.NoSandbox,
-		chromedp.IgnoreCertErrors, // the test browser has not installed paddock's CA
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Emulate(device.IPhone13)); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	step := func(name string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, done := context.WithTimeout(ctx, 20*time.Second)
-		defer done()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			shot(t, ctx, "failed-"+name)
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	// poll evaluates js until it is true. It re-evaluates across page
-	// loads (a form post and its redirect replace the document under it).
-	poll := func(name, js string) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		var last error
-		for time.Now().Before(deadline) {
-			ectx, done := context.WithTimeout(ctx, 2*time.Second)
-			ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](js))
-			done()
-			if err == nil && ok {
-				return
-			}
-			last = err
-			time.Sleep(50 * time.Millisecond)
-		}
-		shot(t, ctx, "failed-"+name)
-		t.Fatalf("%s: waiting for %s: last error %v", name, js, last)
-	}
+	ph := newPhone(t, chrome)
+	ctx, step, poll := ph.ctx, ph.step, ph.poll
 
 	// Before pairing, the board redirects to the pairing page.
 	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
@@ -195,6 +155,79 @@ func TestBrowserPairBoardSession(t *testing.T) {
 	poll("strip gone", `!document.querySelector('[data-testid="needs-you"]') && [...document.querySelectorAll('[data-testid="card"]')].some(c => c.dataset.state === "working")`)
 }
 
+// phone is a chromium emulating an iPhone 13, with the steps the browser
+// tests take: step runs actions (a screenshot on failure), poll waits for
+// a script to be true across page loads.
+type phone struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+func newPhone(t *testing.T, chrome string) *phone {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome),
+		chromedp.NoSandbox,
+		chromedp.IgnoreCertErrors, // the test browser has not installed paddock's CA
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Emulate(device.IPhone13)); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return &phone{t: t, ctx: ctx}
+}
+
+func (p *phone) step(name string, actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	sctx, done := context.WithTimeout(p.ctx, 20*time.Second)
+	defer done()
+	if err := chromedp.Do(sctx, actions...); err != nil {
+		shot(p.t, p.ctx, "failed-"+name)
+		p.t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// poll evaluates js until it is true. It re-evaluates across page loads
+// (a form post and its redirect replace the document under it).
+func (p *phone) poll(name, js string) {
+	p.t.Helper()
+	p.pollFor(name, js, 20*time.Second)
+}
+
+func (p *phone) pollFor(name, js string, within time.Duration) {
+	p.t.Helper()
+	deadline := time.Now().Add(within)
+	var last error
+	for time.Now().Before(deadline) {
+		ectx, done := context.WithTimeout(p.ctx, 2*time.Second)
+		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](js))
+		done()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	shot(p.t, p.ctx, "failed-"+name)
+	p.t.Fatalf("%s: waiting for %s: last error %v", name, js, last)
+}
+
+// pair opens the pairing link and taps Pair.
+func (p *phone) pair(link string) {
+	p.t.Helper()
+	p.step("open pair link", chromedp.Navigate(link))
+	p.step("tap pair", chromedp.WaitVisible(`[data-testid="pair-submit"]`), chromedp.Click(`[data-testid="pair-submit"]`))
+	p.poll("board", `location.pathname === "/" && !!document.getElementById("board")`)
+}
+
 // relayHook runs the real `paddock hook` as Claude Code would, from a tmux
 // pane (a terminal the relay can name), with payload on stdin.
 func relayHook(t *testing.T, srv *server, event, payload string) {
@@ -244,4 +277,48 @@ func shot(t *testing.T, ctx context.Context, name string) {
 		return
 	}
 	t.Logf("screenshot: %s", p)
+}
+
+// TestBrowserHostedSession is the phone's way through a hosted session:
+// New session → first prompt → the reply on the session page → a second
+// message from the message box → Kill (confirmed) → ended.
+func TestBrowserHostedSession(t *testing.T) {
+	chrome := chromiumPath(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	agent, srv, _ := hostingServe(t, ctx)
+	ph := newPhone(t, chrome)
+	// hx-confirm asks before Kill; the test taps OK.
+	go func() {
+		for _, err := range chromedp.Events(ph.ctx, page.JavascriptDialogOpening) {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(ph.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}
+	}()
+	ph.pair(srv.PairLink)
+
+	ph.step("open the form", chromedp.Click(`[data-testid="new-link"]`))
+	ph.poll("form", `!!document.querySelector('[data-testid="new-session"]')`)
+	ph.step("fill the form",
+		chromedp.SetValue(`select[name="runtime"]`, "claude"),
+		chromedp.SetValue(`input[name="workdir"]`, agent.Cwd),
+		chromedp.SetValue(`textarea[name="prompt"]`, "hello from the phone"),
+		chromedp.SetValue(`input[name="permission_mode"]`, "default"),
+	)
+	shot(t, ph.ctx, "hosted-new")
+	ph.step("start", chromedp.Click(`[data-testid="start"]`))
+	ph.pollFor("session page", `location.pathname.startsWith("/s/claude/") && !!document.querySelector('[data-testid="controls"]')`, 90*time.Second)
+	ph.poll("first reply", `[...document.querySelectorAll('[data-testid="message"]')].some(m => m.textContent.includes(`+strconv.Quote(mockmodel.PlainReply(1))+`))`)
+
+	ph.step("type a message", chromedp.SetValue(`[data-testid="send-form"] textarea`, "and a second one"), chromedp.Click(`[data-testid="send"]`))
+	ph.pollFor("delivered", `!!document.querySelector('[data-testid="result-ok"]')`, 60*time.Second)
+	ph.poll("second reply", `[...document.querySelectorAll('[data-testid="message"]')].some(m => m.textContent.includes(`+strconv.Quote(mockmodel.PlainReply(2))+`))`)
+	shot(t, ph.ctx, "hosted-session")
+
+	ph.step("kill", chromedp.Click(`[data-testid="kill"]`))
+	ph.poll("killed", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Killed")`)
+	ph.poll("ended", `document.querySelector('[data-testid="state"]')?.textContent.trim() === "ended"`)
+	shot(t, ph.ctx, "hosted-killed")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -47,6 +48,32 @@ func newAPIClient(t testing.TB, srv *server) *apiClient {
 		token: lines[len(lines)-1],
 		http:  &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}},
 	}
+}
+
+// post sends body as JSON and decodes the answer into v; it returns the
+// status, and an error only when the request itself failed.
+func (c *apiClient) post(path string, body, v any) (int, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return 0, err
+	}
+	req, err := http.NewRequest(http.MethodPost, c.base+path, bytes.NewReader(b))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	hc := *c.http
+	hc.Timeout = 3 * time.Minute // a first prompt waits for the agent to start
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if v != nil {
+		_ = json.NewDecoder(resp.Body).Decode(v)
+	}
+	return resp.StatusCode, nil
 }
 
 func (c *apiClient) get(path string, v any) error {

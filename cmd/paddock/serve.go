@@ -20,12 +20,14 @@ import (
 	"paddock/internal/catalog"
 	"paddock/internal/config"
 	"paddock/internal/hookstate"
+	"paddock/internal/hosted"
 	"paddock/internal/live"
 	"paddock/internal/markdown"
 	"paddock/internal/procscan"
 	"paddock/internal/scan/claude"
 	"paddock/internal/session"
 	"paddock/internal/store"
+	"paddock/internal/tmux"
 	"paddock/web"
 )
 
@@ -115,10 +117,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	defer hooks.Close()
 
+	var hosting web.Hosting
+	if terms, err := tmux.New(ctx, cfg.DataDir, tmux.Options{}); err != nil {
+		log.Warn("hosted sessions are off: paddock starts agents in tmux", "error", err)
+	} else {
+		hosting = hosted.New(hosted.Options{Terminals: terms, Live: states, Logger: log.With("component", "hosted")})
+	}
+
 	srv, err := web.New(web.Options{
 		Sessions:     cat,
 		Live:         states,
 		Subagents:    scanner,
+		Hosting:      hosting,
 		Auth:         a.auth,
 		CSRFKey:      csrfKey,
 		CA:           cm,

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,11 +95,22 @@ func (l *lockedBuffer) String() string {
 // and waits for its banner.
 func startServe(t testing.TB, home string, extra ...string) *server {
 	t.Helper()
+	return startServeEnv(t, home, nil, extra...)
+}
+
+// startServeEnv is startServe with env added to serve's environment (an
+// agent's, for the sessions paddock starts in tmux).
+func startServeEnv(t testing.TB, home string, env []string, extra ...string) *server {
+	t.Helper()
 	bin := paddockBinary(t)
 	data := filepath.Join(t.TempDir(), "data")
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--hook-addr", "127.0.0.1:0", "--sweep", "500ms"}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "HOME="+home, "PADDOCK_HOME="+data, "CLAUDE_CONFIG_DIR=")
+	// The developer's own CLAUDE_CONFIG_DIR must not leak in; an empty
+	// one would reach the agents paddock starts (and Claude takes "" for
+	// a directory), so it is left out.
+	base := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") })
+	cmd.Env = append(append(base, env...), "HOME="+home, "PADDOCK_HOME="+data)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -178,6 +178,22 @@ func (s *Service) Cards() []Card {
 	return out
 }
 
+// ByTerminal returns the card of a hosted terminal, whatever session id
+// it has by now.
+func (s *Service) ByTerminal(id string) (Card, bool) {
+	if id == "" {
+		return Card{}, false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, c := range s.cards {
+		if c.TerminalID == id {
+			return c.clone(), true
+		}
+	}
+	return Card{}, false
+}
+
 // Machine is the machine's memory from the last process check.
 func (s *Service) Machine() MachineMemory {
 	s.mu.RLock()
@@ -196,9 +212,10 @@ func (s *Service) Host(ctx context.Context, t Terminal) (session.Key, error) {
 	return key, err
 }
 
-// Unhost forgets a hosted terminal whose window is gone.
+// Unhost forgets a hosted terminal whose window is gone; its card ends
+// now rather than at the next process check.
 func (s *Service) Unhost(ctx context.Context, id string) error {
-	return s.call(ctx, func(o *owner, u *update) { o.unhost(id, u) })
+	return s.call(ctx, func(o *owner, u *update) { o.unhost(id, s.now(), u) })
 }
 
 // MarkRead moves a card's read baseline to now (its unread result seen).

@@ -65,7 +65,7 @@ func (o *owner) host(spec Terminal, now time.Time, u *update) session.Key {
 
 // unhost forgets a hosted terminal (its window closed). Its card stays,
 // unless it never got past the provisional key.
-func (o *owner) unhost(id string, u *update) {
+func (o *owner) unhost(id string, now time.Time, u *update) {
 	t := o.terms[id]
 	if t == nil {
 		return
@@ -75,6 +75,11 @@ func (o *owner) unhost(id string, u *update) {
 		o.tracker.Remove(t.key)
 		delete(o.meta, t.key)
 		u.drop(t.key)
+		return
+	}
+	if m := o.meta[t.key]; m != nil {
+		m.facts.Process = hookstate.ProcessGone
+		o.tick(now, u)
 	}
 }
 

@@ -7,3 +7,6 @@ package proc
 func signalZero(pid int) bool {
 	return false
 }
+
+// Kill is not supported here.
+func Kill(int) error { return ErrUnsupported }

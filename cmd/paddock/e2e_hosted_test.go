@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"paddock/internal/agenttest"
+	"paddock/internal/mockmodel"
+	"paddock/internal/proc"
+)
+
+// TestHostedClaudeEndToEnd starts a real Claude Code session from paddock's
+// API in paddock's own tmux, with a first prompt, and drives it like the
+// phone would: the prompt is answered, a second message is delivered and
+// answered, an approval dialog is dismissed with Escape, and Kill ends the
+// session. Bad requests get clear errors and start nothing.
+func TestHostedClaudeEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the real agent CLIs")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	agent, _, api := hostingServe(t, ctx)
+
+	// Bad requests: a clear error, nothing started.
+	for _, bad := range []struct {
+		body map[string]any
+		want int
+		code string
+	}{
+		{map[string]any{"runtime": "claude", "workdir": "/nonexistent/dir"}, http.StatusBadRequest, "invalid"},
+		{map[string]any{"runtime": "claude", "workdir": "relative/dir"}, http.StatusBadRequest, "invalid"},
+		{map[string]any{"runtime": "emacs", "workdir": agent.Cwd}, http.StatusBadRequest, "invalid"},
+		{map[string]any{"runtime": "claude", "workdir": agent.Cwd, "prompt": "hi\x1b[2J"}, http.StatusBadRequest, "invalid"},
+		{map[string]any{"runtime": "claude", "workdir": agent.Cwd, "prompt": strings.Repeat("x", 100<<10)}, http.StatusRequestEntityTooLarge, ""},
+		{map[string]any{"runtime": "claude", "workdir": agent.Cwd, "permission_mode": "yolo"}, http.StatusBadRequest, "invalid"},
+		{map[string]any{"runtime": "claude", "workdir": agent.Cwd, "color": "red"}, http.StatusBadRequest, "bad_json"},
+	} {
+		var e struct {
+			Error struct{ Code, Message string }
+		}
+		status, err := api.post("/api/v1/sessions", bad.body, &e)
+		if err != nil || status != bad.want || bad.code != "" && e.Error.Code != bad.code {
+			t.Errorf("create %v: %d %+v %v, want %d %s", bad.body["workdir"], status, e.Error, err, bad.want, bad.code)
+		}
+	}
+	var listed struct{ Sessions []liveSession }
+	if err := api.get("/api/v1/sessions?runtime=claude", &listed); err != nil || len(listed.Sessions) != 0 {
+		t.Fatalf("bad requests left sessions behind: %+v %v", listed.Sessions, err)
+	}
+
+	// Create with a first prompt: delivered, answered.
+	var created struct {
+		Key, ID, URL string
+		TerminalID   string `json:"terminal_id"`
+		Prompt       struct {
+			Delivered bool
+			Attempts  int
+			By        string
+		}
+	}
+	started := time.Now()
+	status, err := api.post("/api/v1/sessions", map[string]any{"runtime": "claude", "workdir": agent.Cwd,
+		"prompt": "hello hosted paddock", "permission_mode": "default"}, &created)
+	if err != nil || status != http.StatusCreated {
+		t.Fatalf("create: %d %v", status, err)
+	}
+	if !created.Prompt.Delivered {
+		t.Fatalf("first prompt not delivered: %+v", created)
+	}
+	t.Logf("created %s, first prompt delivered by %s after %d attempt(s) in %v", created.ID, created.Prompt.By, created.Prompt.Attempts, time.Since(started).Round(time.Millisecond))
+	base := "/api/v1/sessions/claude/" + created.ID
+	screenShows := func(what, text string) {
+		t.Helper()
+		until(t, 20*time.Second, what, func() (bool, string) {
+			var sc struct{ Screen string }
+			if err := api.get(base+"/screen", &sc); err != nil {
+				return false, err.Error()
+			}
+			return strings.Contains(sc.Screen, text), sc.Screen
+		})
+	}
+	screenShows("first reply", mockmodel.PlainReply(1))
+	until(t, 10*time.Second, "card with the chosen session id", func() (bool, string) {
+		s, ok := api.liveSession("claude")
+		return ok && s.ID == created.ID && s.Cwd == agent.Cwd && !s.External && s.State == "waiting", fmt.Sprintf("%+v", s)
+	})
+
+	// A second message: delivered and answered, in the same session.
+	var d struct {
+		Delivered bool
+		By        string
+	}
+	if status, err := api.post(base+"/message", map[string]any{"text": "second hosted turn"}, &d); err != nil || status != http.StatusOK || !d.Delivered {
+		t.Fatalf("message: %d %+v %v", status, d, err)
+	}
+	screenShows("second reply", mockmodel.PlainReply(2))
+
+	// An approval dialog, dismissed with Escape from the phone.
+	if status, err := api.post(base+"/message", map[string]any{"text": "please RUN the hosted check"}, &d); err != nil || status != http.StatusOK || !d.Delivered {
+		t.Fatalf("RUN message: %d %+v %v", status, d, err)
+	}
+	screenShows("approval dialog", "Do you want to proceed?")
+	if status, _ := api.post(base+"/escape", nil, nil); status != http.StatusOK {
+		t.Fatalf("escape: %d", status)
+	}
+	until(t, 10*time.Second, "dialog dismissed", func() (bool, string) {
+		var sc struct{ Screen string }
+		_ = api.get(base+"/screen", &sc)
+		return !strings.Contains(sc.Screen, "Do you want to proceed?"), sc.Screen
+	})
+
+	// Keys outside the key bar's allowlist are refused.
+	if status, _ := api.post(base+"/keys", map[string]any{"keys": []string{"kill-server"}}, nil); status != http.StatusBadRequest {
+		t.Fatalf("disallowed key: %d", status)
+	}
+
+	// Kill: the window goes, the card ends at once, the screen is gone.
+	if status, _ := api.post(base+"/kill", nil, nil); status != http.StatusOK {
+		t.Fatalf("kill: %d", status)
+	}
+	until(t, 5*time.Second, "ended after kill", func() (bool, string) {
+		s, ok := api.liveSession("claude")
+		return ok && s.State == "ended", fmt.Sprintf("%+v", s)
+	})
+	if status, _ := api.post(base+"/message", map[string]any{"text": "anyone there?"}, nil); status != http.StatusConflict && status != http.StatusGone {
+		t.Fatalf("message after kill: %d, want 409 or 410", status)
+	}
+}
+
+// hostingServe is the harness of the hosted-session tests: the mock model,
+// real Claude Code's throw-away HOME, and `paddock serve` with the agent on
+// its PATH and the agent's environment (the mock's address and key), so
+// the sessions it starts in its tmux reach the mock; Claude's hooks are
+// installed with `paddock hooks install`. The tmux server is killed at the
+// end (hosted sessions outlive paddock on purpose).
+func hostingServe(t *testing.T, ctx context.Context) (*agenttest.Agent, *server, *apiClient) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("E2E_REQUIRED") != "" {
+			t.Fatal("tmux not installed (E2E_REQUIRED is set)")
+		}
+		t.Skip("tmux not installed: hosted sessions need it")
+	}
+	mock, err := mockmodel.Start(ctx, mockmodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mock.Close() })
+	agent := agenttest.New(t, agenttest.Claude, mock.URL())
+	_ = os.MkdirAll(filepath.Join(agent.Home, ".claude"), 0o755)
+	env := append(slices.Clone(agent.Env), "PATH="+filepath.Dir(agent.Argv[0])+string(os.PathListSeparator)+os.Getenv("PATH"))
+	srv := startServeEnv(t, agent.Home, env)
+	t.Cleanup(func() { killHostedTmux(t, srv.DataDir) })
+	install := exec.Command(paddockBinary(t), "hooks", "install", "--runtime", "claude", "--data-dir", srv.DataDir)
+	install.Env = append(slices.Clone(env), "HOME="+agent.Home)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("paddock hooks install: %v\n%s", err, out)
+	}
+	return agent, srv, newAPIClient(t, srv)
+}
+
+// killHostedTmux ends paddock's tmux server under dataDir and waits for
+// the agents that ran in it to exit, so they write nothing into a HOME the
+// test is about to remove.
+func killHostedTmux(t *testing.T, dataDir string) {
+	socks, _ := filepath.Glob(filepath.Join(dataDir, "tmux", "*"))
+	var pids []int
+	for _, sock := range socks {
+		out, _ := exec.Command("tmux", "-S", sock, "list-panes", "-a", "-F", "#{pane_pid}").Output()
+		for _, f := range strings.Fields(string(out)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+		_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for proc.Alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if proc.Alive(pid) {
+			t.Logf("agent %d still alive after its tmux server ended; killing it", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}

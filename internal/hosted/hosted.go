@@ -1,0 +1,582 @@
+// Package hosted starts and drives agents in paddock's own tmux server
+// (seed 001's SessionManager): a user starts work from the phone, types
+// into it, interrupts or kills it. Each hosted terminal runs one agent CLI
+// with PADDOCK_TERMINAL_ID (and PADDOCK_SESSION_ID where the CLI takes a
+// chosen id) in its environment, so the agent's hooks land on the card
+// paddock opened for it (internal/live's matching).
+//
+// Text reaches an agent only through tmux's literal input and bracketed
+// paste (never a shell), only into the pane paddock created for that
+// session, and a message counts as delivered only when the agent's own
+// hook (or, for an agent without hooks, its screen) shows it arrived.
+package hosted
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"paddock/internal/hookstate"
+	"paddock/internal/live"
+	"paddock/internal/proc"
+	"paddock/internal/session"
+	"paddock/internal/tmux"
+)
+
+// Terminals is what hosting needs from paddock's tmux server.
+type Terminals interface {
+	NewWindow(ctx context.Context, w tmux.Window) (tmux.Pane, error)
+	SendText(ctx context.Context, p tmux.Pane, text string) error
+	Paste(ctx context.Context, p tmux.Pane, text string) error
+	SendKeys(ctx context.Context, p tmux.Pane, keys ...string) error
+	Capture(ctx context.Context, p tmux.Pane, opts tmux.CaptureOptions) (string, error)
+	Alive(ctx context.Context, p tmux.Pane) (bool, error)
+	Kill(ctx context.Context, p tmux.Pane) error
+}
+
+// Live is what hosting needs from the live state.
+type Live interface {
+	Host(ctx context.Context, t live.Terminal) (session.Key, error)
+	Unhost(ctx context.Context, id string) error
+	ByTerminal(id string) (live.Card, bool)
+}
+
+// Errors the web layer maps to statuses.
+var (
+	// ErrInvalid: a request paddock will not act on (unknown runtime,
+	// missing workdir, bad text); the message says what to fix.
+	ErrInvalid = errors.New("hosted: invalid request")
+	// ErrNotInstalled: the agent's CLI is not on PATH.
+	ErrNotInstalled = errors.New("hosted: agent not installed")
+	// ErrNotHosted: the session does not run in a terminal paddock started.
+	ErrNotHosted = errors.New("hosted: session not hosted by paddock")
+	// ErrGone: its terminal is gone (the agent exited or was killed).
+	ErrGone = errors.New("hosted: terminal gone")
+)
+
+// killGrace is how long an agent gets to exit after its window closes.
+const killGrace = 3 * time.Second
+
+// MaxText is the most text sent in one message: it must fit, JSON-encoded,
+// in the dashboard's 64 KiB request limit. A larger text belongs in a file
+// the agent reads.
+const MaxText = 48 << 10
+
+// Options configure a Manager.
+type Options struct {
+	Terminals Terminals
+	Live      Live
+	Logger    *slog.Logger
+	// LookPath finds an agent's executable; default exec.LookPath.
+	LookPath func(string) (string, error)
+	// Ready bounds the wait for a new agent's input to be ready before the
+	// first prompt (default 60 s); Deliver bounds one delivery attempt
+	// (default 10 s; retries wait 1.5× longer each, seed 001).
+	Ready, Deliver time.Duration
+	// Attempts is how many times a message is sent before giving up
+	// (default 3).
+	Attempts int
+}
+
+// Manager hosts agent sessions. It is safe for concurrent use.
+type Manager struct {
+	opts Options
+	log  *slog.Logger
+
+	mu    sync.Mutex
+	terms map[string]*terminal // by terminal id
+}
+
+// terminal is one hosted agent.
+type terminal struct {
+	id      string
+	runtime string
+	cwd     string
+	pane    tmux.Pane
+	started time.Time
+	argv    []string
+	// sending serialises deliveries into this pane: two messages typed at
+	// once would interleave.
+	sending sync.Mutex
+}
+
+// New returns a Manager.
+func New(o Options) *Manager {
+	if o.Terminals == nil || o.Live == nil {
+		panic("hosted: Terminals and Live are required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.LookPath == nil {
+		o.LookPath = exec.LookPath
+	}
+	if o.Ready <= 0 {
+		o.Ready = 60 * time.Second
+	}
+	if o.Deliver <= 0 {
+		o.Deliver = 10 * time.Second
+	}
+	if o.Attempts <= 0 {
+		o.Attempts = 3
+	}
+	return &Manager{opts: o, log: o.Logger, terms: map[string]*terminal{}}
+}
+
+// Request is a new hosted session.
+type Request struct {
+	Runtime        string `json:"runtime"`
+	Workdir        string `json:"workdir"`
+	Name           string `json:"name,omitempty"`
+	Prompt         string `json:"prompt,omitempty"`
+	PermissionMode string `json:"permission_mode,omitempty"`
+	Model          string `json:"model,omitempty"`
+}
+
+// Delivery says whether a message reached the agent.
+type Delivery struct {
+	Delivered bool   `json:"delivered"`
+	Attempts  int    `json:"attempts"`
+	By        string `json:"by,omitempty"`          // "hook" or "screen"
+	Reason    string `json:"reason,omitempty"`      // why not, when not
+	Screen    string `json:"screen_tail,omitempty"` // the pane's last lines, when not delivered
+	Queued    bool   `json:"queued,omitempty"`      // the agent was busy: it takes the text after its turn
+}
+
+// Created is the answer to Create.
+type Created struct {
+	Key        session.Key `json:"-"`
+	TerminalID string      `json:"terminal_id"`
+	Prompt     *Delivery   `json:"prompt,omitempty"`
+}
+
+// invalid wraps ErrInvalid with a message for the user.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// check validates a request and finds the agent's executable.
+func (m *Manager) check(r *Request) (recipe, string, error) {
+	rc, ok := recipes[r.Runtime]
+	if !ok {
+		return rc, "", invalid("unknown agent %q; one of %s", r.Runtime, strings.Join(Runtimes(), ", "))
+	}
+	var bin string
+	for _, name := range rc.bins {
+		if p, err := m.opts.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		return rc, "", fmt.Errorf("%w: %s (%s is not on paddock's PATH)", ErrNotInstalled, r.Runtime, strings.Join(rc.bins, ", "))
+	}
+	if !filepath.IsAbs(r.Workdir) {
+		return rc, "", invalid("the working directory must be an absolute path")
+	}
+	r.Workdir = filepath.Clean(r.Workdir)
+	if st, err := os.Stat(r.Workdir); err != nil || !st.IsDir() {
+		return rc, "", invalid("%s is not an existing directory", r.Workdir)
+	}
+	if r.PermissionMode != "" && !slices.Contains(rc.modes, r.PermissionMode) {
+		if len(rc.modes) == 0 {
+			return rc, "", invalid("%s takes no permission mode from paddock", r.Runtime)
+		}
+		return rc, "", invalid("permission mode %q is not one of %s", r.PermissionMode, strings.Join(rc.modes, ", "))
+	}
+	if r.Model != "" && (len(r.Model) > 200 || strings.ContainsAny(r.Model, " \t\n\x00") || strings.HasPrefix(r.Model, "-")) {
+		return rc, "", invalid("the model name is not valid")
+	}
+	if err := checkText(r.Prompt); err != nil {
+		return rc, "", err
+	}
+	return rc, bin, nil
+}
+
+// checkText accepts what can be typed into an agent: valid UTF-8, at most
+// MaxText bytes, no control characters but newline and tab.
+func checkText(s string) error {
+	if len(s) > MaxText {
+		return invalid("the text is %d KB; at most %d KB go in one message", len(s)>>10, MaxText>>10)
+	}
+	if !utf8.ValidString(s) {
+		return invalid("the text is not valid UTF-8")
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			return invalid("the text holds a control character (%U); only newlines and tabs are allowed", r)
+		}
+	}
+	return nil
+}
+
+// Create starts an agent in a new hosted terminal and, when the request has
+// a prompt, sends it once the agent's input is ready.
+func (m *Manager) Create(ctx context.Context, r Request) (Created, error) {
+	rc, bin, err := m.check(&r)
+	if err != nil {
+		return Created{}, err
+	}
+	id := newTerminalID()
+	var sid string
+	if rc.choosesID {
+		sid = newUUID()
+	}
+	args, err := rc.args(r, sid)
+	if err != nil {
+		return Created{}, err
+	}
+	env := []string{"PADDOCK_TERMINAL_ID=" + id}
+	if sid != "" {
+		env = append(env, "PADDOCK_SESSION_ID="+sid)
+	}
+	argv := append([]string{bin}, args...)
+	pane, err := m.opts.Terminals.NewWindow(ctx, tmux.Window{Name: id, Dir: r.Workdir, Env: env, Argv: argv})
+	if err != nil {
+		return Created{}, fmt.Errorf("hosted: starting %s: %w", r.Runtime, err)
+	}
+	key, err := m.opts.Live.Host(ctx, live.Terminal{ID: id, Runtime: r.Runtime, Cwd: r.Workdir,
+		ShellPID: pane.PID, TmuxPane: pane.ID, SessionID: sid})
+	if err != nil {
+		// No half-created card: the window goes too.
+		_ = m.opts.Terminals.Kill(context.WithoutCancel(ctx), pane)
+		return Created{}, fmt.Errorf("hosted: registering %s: %w", r.Runtime, err)
+	}
+	t := &terminal{id: id, runtime: r.Runtime, cwd: r.Workdir, pane: pane, started: time.Now(), argv: argv}
+	m.mu.Lock()
+	m.terms[id] = t
+	m.mu.Unlock()
+	m.log.Info("hosted session started", "runtime", r.Runtime, "terminal", id, "pane", pane.String(), "pid", pane.PID)
+	out := Created{Key: key, TerminalID: id}
+	if r.Prompt != "" {
+		d, err := m.sendInitial(ctx, t, r.Prompt)
+		if err != nil {
+			return out, err
+		}
+		out.Prompt = &d
+		if c, ok := m.opts.Live.ByTerminal(id); ok {
+			out.Key = c.Key
+		}
+	}
+	return out, nil
+}
+
+// hostedCard finds the hosted terminal behind a live card.
+func (m *Manager) hostedCard(c live.Card) (*terminal, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.terms[c.TerminalID]
+	if c.TerminalID == "" || t == nil {
+		return nil, ErrNotHosted
+	}
+	return t, nil
+}
+
+// sendInitial sends a new session's first prompt once its input is ready.
+func (m *Manager) sendInitial(ctx context.Context, t *terminal, text string) (Delivery, error) {
+	if err := m.waitReady(ctx, t); err != nil {
+		return Delivery{Reason: err.Error(), Screen: m.tail(ctx, t)}, nil
+	}
+	return m.deliver(ctx, t, text)
+}
+
+// blockers are start-up questions an agent asks before its input is
+// ready, by the words of the pinned CLIs.
+var blockers = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	// Claude: "Do you trust the files in this folder?" / "Is this a
+	// project you … trust?"; Kimi 2.1.0: "Trust this folder?"; Codex:
+	// "Do you trust the contents of this directory?".
+	{regexp.MustCompile(`(?i)do you trust|trust this folder\?|trust (the files|the authors|the contents)|project you .*trust`), "whether to trust this folder"},
+	{regexp.MustCompile(`(?i)select login method|sign in with|log ?in to|paste (your )?(api )?key`), "to log in"},
+	{regexp.MustCompile(`(?i)choose the text style|select a theme`), "its first-run setup"},
+}
+
+func blocker(screen string) string {
+	for _, b := range blockers {
+		if b.re.MatchString(screen) {
+			return b.what
+		}
+	}
+	return ""
+}
+
+// stableFor is how long the screen must stay unchanged to count as a TUI
+// waiting for input.
+const stableFor = 600 * time.Millisecond
+
+// waitReady waits until the agent has started (its first hook moved the
+// card out of connecting, or for an agent without hooks installed, the
+// screen has content) and its screen has settled.
+func (m *Manager) waitReady(ctx context.Context, t *terminal) error {
+	ctx, cancel := context.WithTimeout(ctx, m.opts.Ready)
+	defer cancel()
+	var last string
+	var since time.Time
+	for {
+		if alive, err := m.opts.Terminals.Alive(ctx, t.pane); err == nil && !alive {
+			return fmt.Errorf("%s exited before its input was ready", t.runtime)
+		}
+		screen, _ := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{})
+		hooked := false
+		if c, ok := m.opts.Live.ByTerminal(t.id); ok && c.State != hookstate.StateConnecting {
+			hooked = true
+		}
+		if screen != last {
+			last, since = screen, time.Now()
+		}
+		// Without a hook, wait longer on the screen alone: the CLI may not
+		// have paddock's hooks installed.
+		settle := stableFor
+		if !hooked {
+			settle = 3 * stableFor
+		}
+		if strings.TrimSpace(screen) != "" && time.Since(since) >= settle && (hooked || time.Since(t.started) > 5*time.Second) {
+			// A question of the agent's own (trust this folder? log in?)
+			// must be answered by the user: a prompt typed now would
+			// answer it for them.
+			if q := blocker(screen); q != "" {
+				return fmt.Errorf("%s is asking %s; answer it in its terminal first", t.runtime, q)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s's input was not ready within %s", t.runtime, m.opts.Ready)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Send types a message into a hosted session and verifies it arrived.
+func (m *Manager) Send(ctx context.Context, c live.Card, text string) (Delivery, error) {
+	t, err := m.hostedCard(c)
+	if err != nil {
+		return Delivery{}, err
+	}
+	if strings.TrimSpace(text) == "" {
+		return Delivery{}, invalid("the message is empty")
+	}
+	if err := checkText(text); err != nil {
+		return Delivery{}, err
+	}
+	if alive, err := m.opts.Terminals.Alive(ctx, t.pane); err != nil || !alive {
+		return Delivery{}, ErrGone
+	}
+	d, err := m.deliver(ctx, t, text)
+	if err == nil && !d.Delivered && (c.State == hookstate.StateWorking || c.State == hookstate.StatePrompting) {
+		// The agent queues what is typed during a turn and takes it
+		// after (Claude Code, Codex): it has the text, unconfirmed.
+		d.Queued = true
+	}
+	return d, err
+}
+
+// deliver types text into the pane and presses Enter, then waits for the
+// agent to confirm (its prompt hook with this text, or the card leaving
+// its idle states); retries wait 1.5× longer each (seed 001).
+func (m *Manager) deliver(ctx context.Context, t *terminal, text string) (Delivery, error) {
+	t.sending.Lock()
+	defer t.sending.Unlock()
+	before, _ := m.opts.Live.ByTerminal(t.id)
+	wait := m.opts.Deliver
+	var d Delivery
+	typed := false
+	for d.Attempts < m.opts.Attempts {
+		d.Attempts++
+		screen, _ := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{})
+		// Type the text unless a previous attempt left it in the input
+		// line (then only Enter is missing).
+		if !typed || !strings.Contains(screen, firstLine(text)) {
+			if err := m.typeText(ctx, t, text); err != nil {
+				return d, err
+			}
+			typed = true
+			// TUIs debounce input; Enter right after the text can be
+			// taken as part of a paste.
+			if err := sleep(ctx, 300*time.Millisecond); err != nil {
+				return d, err
+			}
+		}
+		pre, _ := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{})
+		if err := m.opts.Terminals.SendKeys(ctx, t.pane, "Enter"); err != nil {
+			return d, fmt.Errorf("hosted: %w", err)
+		}
+		if by, ok := m.confirm(ctx, t, text, before, pre, wait); ok {
+			d.Delivered, d.By = true, by
+			return d, nil
+		}
+		wait = wait * 3 / 2
+	}
+	d.Reason = fmt.Sprintf("no sign of the message in %s after %d attempts", t.runtime, d.Attempts)
+	d.Screen = m.tail(ctx, t)
+	return d, nil
+}
+
+func (m *Manager) typeText(ctx context.Context, t *terminal, text string) error {
+	var err error
+	if strings.ContainsAny(text, "\n") {
+		err = m.opts.Terminals.Paste(ctx, t.pane, text)
+	} else {
+		err = m.opts.Terminals.SendText(ctx, t.pane, text)
+	}
+	if err != nil {
+		return fmt.Errorf("hosted: %w", err)
+	}
+	return nil
+}
+
+// confirm waits up to wait for evidence the agent took the text: its
+// prompt hook carrying it, or a card that moved from an idle state into a
+// turn since before.
+//
+// An agent whose hooks never reported (its card still connecting: hooks
+// not installed for it) is judged by its screen instead: it changed after
+// Enter and shows the text.
+func (m *Manager) confirm(ctx context.Context, t *terminal, text string, before live.Card, pre string, wait time.Duration) (string, bool) {
+	deadline := time.Now().Add(wait)
+	want := clipCompare(text)
+	for time.Now().Before(deadline) {
+		c, ok := m.opts.Live.ByTerminal(t.id)
+		if ok && c.LastEvent.After(before.LastEvent) && (c.LastPrompt != "" && strings.HasPrefix(want, clipCompare(c.LastPrompt)) ||
+			c.State == hookstate.StatePrompting || c.State == hookstate.StateWorking) {
+			return "hook", true
+		}
+		if !ok || c.State == hookstate.StateConnecting {
+			if s, err := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{}); err == nil && s != pre && strings.Contains(s, firstLine(text)) {
+				return "screen", true
+			}
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// clipCompare normalises text for comparison with a hook's (clipped,
+// whitespace-trimmed) prompt.
+func clipCompare(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(s, "…")
+	return s
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if len(line) > 40 {
+		line = line[:40]
+		for !utf8.ValidString(line) {
+			line = line[:len(line)-1]
+		}
+	}
+	return line
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// tailLines is how much of the screen a failed delivery shows.
+const tailLines = 15
+
+func (m *Manager) tail(ctx context.Context, t *terminal) string {
+	s, err := m.opts.Terminals.Capture(context.WithoutCancel(ctx), t.pane, tmux.CaptureOptions{})
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[max(0, len(lines)-tailLines):], "\n")
+}
+
+// Keys presses keys in a hosted session: interrupt (C-c), Escape, and the
+// key bar's keys (tmux's allowlist decides).
+func (m *Manager) Keys(ctx context.Context, c live.Card, keys ...string) error {
+	t, err := m.hostedCard(c)
+	if err != nil {
+		return err
+	}
+	if err := m.opts.Terminals.SendKeys(ctx, t.pane, keys...); err != nil {
+		if errors.Is(err, tmux.ErrBadKey) {
+			return invalid("%v", err)
+		}
+		if errors.Is(err, tmux.ErrNoPane) || errors.Is(err, tmux.ErrNoServer) {
+			return ErrGone
+		}
+		return err
+	}
+	return nil
+}
+
+// Screen is the hosted terminal's text with scrollBack lines of history.
+func (m *Manager) Screen(ctx context.Context, c live.Card, scrollBack int) (string, error) {
+	t, err := m.hostedCard(c)
+	if err != nil {
+		return "", err
+	}
+	s, err := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{ScrollBack: scrollBack, Join: true})
+	if errors.Is(err, tmux.ErrNoPane) || errors.Is(err, tmux.ErrNoServer) {
+		return "", ErrGone
+	}
+	return s, err
+}
+
+// Kill ends a hosted session: its window (and the agent in it) is closed
+// and its card ends at once.
+func (m *Manager) Kill(ctx context.Context, c live.Card) error {
+	t, err := m.hostedCard(c)
+	if err != nil {
+		return err
+	}
+	if err := m.opts.Terminals.Kill(ctx, t.pane); err != nil && !errors.Is(err, tmux.ErrNoPane) && !errors.Is(err, tmux.ErrNoServer) {
+		return fmt.Errorf("hosted: %w", err)
+	}
+	// Closing the window hangs the agent up; one that does not exit soon
+	// is killed, so "killed" means it no longer runs (or writes).
+	deadline := time.Now().Add(killGrace)
+	for proc.Alive(t.pane.PID) && time.Now().Before(deadline) {
+		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+			break
+		}
+	}
+	if proc.Alive(t.pane.PID) {
+		m.log.Warn("hosted agent ignored its hang-up; killing it", "terminal", t.id, "pid", t.pane.PID)
+		_ = proc.Kill(t.pane.PID)
+	}
+	m.mu.Lock()
+	delete(m.terms, t.id)
+	m.mu.Unlock()
+	m.log.Info("hosted session killed", "runtime", t.runtime, "terminal", t.id)
+	return m.opts.Live.Unhost(ctx, t.id)
+}
+
+// Installed lists the runtimes whose CLI is on paddock's PATH, sorted.
+func (m *Manager) Installed() []string {
+	var out []string
+	for _, r := range Runtimes() {
+		for _, name := range recipes[r].bins {
+			if _, err := m.opts.LookPath(name); err == nil {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
+}

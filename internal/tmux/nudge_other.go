@@ -1,0 +1,6 @@
+//go:build !unix
+
+package tmux
+
+// nudgeServer does nothing where there is no SIGCHLD.
+func nudgeServer(int) {}
