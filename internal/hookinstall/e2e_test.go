@@ -45,9 +45,13 @@ func calls(log string) []string {
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		argv, _, _ := strings.Cut(line, "\t")
 		f := strings.Fields(argv)
-		// hook --runtime R --data-dir D EVENT [payload...]
+		// hook --runtime R --data-dir D [--async] EVENT [payload...]
 		if len(f) >= 6 && f[0] == "hook" && f[1] == "--runtime" && f[3] == "--data-dir" {
-			out = append(out, f[2]+" "+f[5])
+			ev := f[5]
+			if ev == "--async" && len(f) >= 7 {
+				ev = f[6]
+			}
+			out = append(out, f[2]+" "+ev)
 		}
 	}
 	return out

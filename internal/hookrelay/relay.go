@@ -65,7 +65,15 @@ type Args struct {
 	DataDir string // "" means the default data dir
 	Event   string // the event the hook was installed for; the payload's own name wins
 	Payload []byte // non-nil when given on the command line
+	// Async: nobody waits for this run (OpenCode's plugin and Pi's
+	// extension spawn it detached for events they do not answer), so it
+	// may take AsyncTimeout instead of Timeout: a loaded machine can
+	// spend 100 ms starting the process alone, and the event would be lost.
+	Async bool
 }
+
+// AsyncTimeout is the budget of a run no agent waits for.
+const AsyncTimeout = 3 * time.Second
 
 // ParseArgs reads the relay's arguments. It never writes anything: an
 // agent runs this, and a usage message would land in its transcript.
@@ -75,6 +83,7 @@ func ParseArgs(args []string) (Args, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&a.Runtime, "runtime", hookstate.RuntimeClaude, "")
 	fs.StringVar(&a.DataDir, "data-dir", "", "")
+	fs.BoolVar(&a.Async, "async", false, "")
 	if err := fs.Parse(args); err != nil {
 		return a, err
 	}
@@ -92,12 +101,13 @@ func ParseArgs(args []string) (Args, error) {
 }
 
 // Usage is the relay's help text (`paddock hook -h`), for stderr.
-const Usage = `Usage: paddock hook [--runtime R] [--data-dir D] [EVENT] [PAYLOAD-JSON]
+const Usage = `Usage: paddock hook [--runtime R] [--data-dir D] [--async] [EVENT] [PAYLOAD-JSON]
 
 The command agents' hooks run (installed by paddock hooks install). It reads
 the hook payload from stdin (or the last argument), posts it to the running
 paddock serve and always exits 0 without output; when paddock is down or slow
-it gives up within 100 ms. PADDOCK_HOOK_DEBUG=1 reports on stderr what it did.
+it gives up within 100 ms (3 s with --async: a run nobody waits for).
+PADDOCK_HOOK_DEBUG=1 reports on stderr what it did.
 `
 
 // Options are one relay run.
@@ -151,6 +161,9 @@ func Run(ctx context.Context, o Options) (res Result) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = Timeout
+		if o.Async {
+			o.Timeout = AsyncTimeout
+		}
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv

@@ -388,3 +388,30 @@ func TestTermProgramFromOtherTerminals(t *testing.T) {
 		}
 	}
 }
+
+func TestAsyncRunsGetALongerBudget(t *testing.T) {
+	a, err := ParseArgs([]string{"--runtime", "opencode", "--async", "session.status"})
+	if err != nil || !a.Async || a.Event != "session.status" {
+		t.Fatalf("ParseArgs: %+v %v", a, err)
+	}
+	// A listener slower than Timeout but well within AsyncTimeout (a
+	// loaded machine): the waited-for run gives up, the async one delivers.
+	port := listener(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(3 * Timeout)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	dir := fakeServe(t, port, os.Getpid())
+	run := func(async bool) Result {
+		return Run(context.Background(), Options{
+			Args:    Args{Runtime: "opencode", Event: "session.status", DataDir: dir, Async: async},
+			Stdin:   strings.NewReader(`{"type":"session.status","properties":{"sessionID":"s"}}`),
+			Process: func() Process { return Process{PID: 1} },
+		})
+	}
+	if res := run(false); res.Delivered || res.Elapsed > 2*Timeout {
+		t.Fatalf("waited-for run: %+v, want given up within the budget", res)
+	}
+	if res := run(true); !res.Delivered {
+		t.Fatalf("async run: %+v, want delivered", res)
+	}
+}

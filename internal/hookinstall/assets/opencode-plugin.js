@@ -36,7 +36,7 @@ function clip(value) {
 // when OpenCode's terminal closes.
 function send(name, payload) {
   try {
-    const child = spawn(PADDOCK, [...ARGS, name], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+    const child = spawn(PADDOCK, [...ARGS, "--async", name], { stdio: ["pipe", "ignore", "ignore"], detached: true });
     child.on("error", () => {});
     child.stdin.on("error", () => {});
     child.stdin.end(JSON.stringify(payload));

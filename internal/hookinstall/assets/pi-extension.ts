@@ -79,7 +79,7 @@ function run(name: string, payload: unknown, waitMs: number, signal?: AbortSigna
     const finish = () => { if (!done) { done = true; resolve(out); } };
     try {
       const wait = waitMs > 0;
-      const child = spawn(PADDOCK, [...ARGS, name], { stdio: ["pipe", wait ? "pipe" : "ignore", "ignore"], detached: !wait });
+      const child = spawn(PADDOCK, wait ? [...ARGS, name] : [...ARGS, "--async", name], { stdio: ["pipe", wait ? "pipe" : "ignore", "ignore"], detached: !wait });
       child.on("error", finish);
       child.stdin?.on("error", () => {});
       child.stdin?.end(JSON.stringify(payload));
