@@ -64,4 +64,12 @@
     if (tgt && tgt.id === "messages" && stick) { toBottom(); }
   });
   document.addEventListener("htmx:afterSwap", function (ev) { refreshTimes(ev.detail && ev.detail.target); });
+  // A message that reached the agent leaves the box empty for the next.
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    var form = ev.detail && ev.detail.elt;
+    if (form && form.matches && form.matches('[data-testid="send-form"]') && ev.detail.successful &&
+        document.querySelector('#send-result [data-testid="result-ok"]')) {
+      form.reset();
+    }
+  });
 })();

@@ -94,6 +94,7 @@ type Session struct {
 	ParentURL                                  string // the team lead's page
 	Subagents                                  []Subagent
 	Hosted                                     bool // runs in paddock's tmux: it can be messaged and controlled
+	CanResume                                  bool // ended or asleep, and paddock can start its agent again
 }
 
 // Pair is the "pair this device" page.

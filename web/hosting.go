@@ -23,6 +23,7 @@ type Hosting interface {
 	Screen(ctx context.Context, c live.Card, scrollBack int) (string, error)
 	Kill(ctx context.Context, c live.Card) error
 	Installed() []string
+	Resume(ctx context.Context, r hosted.Resumable) (hosted.Created, error)
 }
 
 var errNoHosting = newError(http.StatusNotImplemented, "hosting_unavailable", "This paddock cannot start agents: tmux is not available to it.")
@@ -130,7 +131,7 @@ func (s *Server) apiControl(c *echo.Context) error {
 	case "kill":
 		err = s.opts.Hosting.Kill(ctx, card)
 	default:
-		return newError(http.StatusNotFound, "unknown_action", "Actions are interrupt, escape, kill, message, keys and screen.")
+		return newError(http.StatusNotFound, "unknown_action", "Actions are interrupt, escape, kill, resume, message, keys and screen.")
 	}
 	if err != nil {
 		return err
@@ -182,4 +183,46 @@ func (s *Server) apiScreen(c *echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"key": card.Key.String(), "screen": text})
+}
+
+// resumable describes the session in the path for Resume: from its
+// history, and its live card when it has one.
+func (s *Server) resumable(c *echo.Context) (hosted.Resumable, error) {
+	k, err := sessionKey(c)
+	if err != nil {
+		return hosted.Resumable{}, err
+	}
+	e, err := s.entry(c.Request().Context(), k)
+	if err != nil {
+		return hosted.Resumable{}, err
+	}
+	r := hosted.Resumable{Key: k, Cwd: e.info.Cwd, Transcript: e.info.Path}
+	if e.card != nil {
+		r.Card = *e.card
+		if r.Cwd == "" {
+			r.Cwd = e.card.Cwd
+		}
+		if r.Transcript == "" {
+			r.Transcript = e.card.Transcript
+		}
+	}
+	return r, nil
+}
+
+// apiResume brings an ended session back in a new hosted terminal.
+func (s *Server) apiResume(c *echo.Context) error {
+	if s.opts.Hosting == nil {
+		return errNoHosting
+	}
+	r, err := s.resumable(c)
+	if err != nil {
+		return err
+	}
+	out, err := s.opts.Hosting.Resume(c.Request().Context(), r)
+	if err != nil {
+		return err
+	}
+	s.log.Info("session resumed", "session", r.Key.String(), "terminal", out.TerminalID, "fresh", out.Fresh)
+	return c.JSON(http.StatusOK, map[string]any{"key": out.Key.String(), "url": sessionURL(out.Key),
+		"terminal_id": out.TerminalID, "fresh": out.Fresh})
 }

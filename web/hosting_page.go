@@ -94,10 +94,24 @@ func (s *Server) sendFromPage(c *echo.Context) error {
 	return s.render(c, http.StatusOK, views.SendResult(views.Result{Text: "Not delivered: " + d.Reason + ".", Screen: d.Screen}))
 }
 
-// controlFromPage is the session page's Ctrl-C, Esc and Kill.
+// controlFromPage is the session page's Ctrl-C, Esc, Kill and Resume.
 func (s *Server) controlFromPage(c *echo.Context) error {
 	if s.opts.Hosting == nil {
 		return errNoHosting
+	}
+	if c.Param("action") == "resume" {
+		r, err := s.resumable(c)
+		if err != nil {
+			return s.result(c, err)
+		}
+		out, err := s.opts.Hosting.Resume(c.Request().Context(), r)
+		if err != nil {
+			return s.result(c, err)
+		}
+		s.log.Info("session resumed", "session", r.Key.String(), "terminal", out.TerminalID, "fresh", out.Fresh)
+		// The page becomes the running session's, with its controls.
+		c.Response().Header().Set("HX-Location", sessionURL(out.Key))
+		return s.render(c, http.StatusOK, views.SendResult(views.Result{OK: true, Text: "Resumed."}))
 	}
 	card, err := s.liveCard(c)
 	if err != nil {

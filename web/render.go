@@ -233,6 +233,7 @@ func (s *Server) sessionView(e entry, msgs []session.Message) views.Session {
 		Conversation: s.conversationPage(e.key(), msgs, len(msgs)),
 		Total:        len(msgs),
 	}
+	v.CanResume = s.opts.Hosting != nil && !e.info.Live && (e.card == nil || e.card.State == hookstate.StateEnded || e.card.State == hookstate.StateAsleep)
 	if c := e.card; c != nil {
 		if c.Model != "" {
 			v.Model = c.Model

@@ -281,7 +281,8 @@ func shot(t *testing.T, ctx context.Context, name string) {
 
 // TestBrowserHostedSession is the phone's way through a hosted session:
 // New session → first prompt → the reply on the session page → a second
-// message from the message box → Kill (confirmed) → ended.
+// message from the message box → Kill (confirmed) → ended → Resume → a
+// message delivered again.
 func TestBrowserHostedSession(t *testing.T) {
 	chrome := chromiumPath(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
@@ -313,7 +314,7 @@ func TestBrowserHostedSession(t *testing.T) {
 	ph.poll("first reply", `[...document.querySelectorAll('[data-testid="message"]')].some(m => m.textContent.includes(`+strconv.Quote(mockmodel.PlainReply(1))+`))`)
 
 	ph.step("type a message", chromedp.SetValue(`[data-testid="send-form"] textarea`, "and a second one"), chromedp.Click(`[data-testid="send"]`))
-	ph.pollFor("delivered", `!!document.querySelector('[data-testid="result-ok"]')`, 60*time.Second)
+	ph.pollFor("delivered", `!!document.querySelector('[data-testid="result-ok"]') && document.querySelector('[data-testid="send-form"] textarea').value === ""`, 60*time.Second)
 	ph.poll("second reply", `[...document.querySelectorAll('[data-testid="message"]')].some(m => m.textContent.includes(`+strconv.Quote(mockmodel.PlainReply(2))+`))`)
 	shot(t, ph.ctx, "hosted-session")
 
@@ -321,4 +322,14 @@ func TestBrowserHostedSession(t *testing.T) {
 	ph.poll("killed", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Killed")`)
 	ph.poll("ended", `document.querySelector('[data-testid="state"]')?.textContent.trim() === "ended"`)
 	shot(t, ph.ctx, "hosted-killed")
+
+	// Resume after the kill: the page comes back with its controls and
+	// the agent takes a message again.
+	ph.step("reload the ended session", chromedp.Reload())
+	ph.poll("resume offered", `!!document.querySelector('[data-testid="resume"]')`)
+	ph.step("resume", chromedp.Click(`[data-testid="resume"]`))
+	ph.pollFor("controls back", `!!document.querySelector('[data-testid="controls"]') && document.querySelector('[data-testid="state"]')?.textContent.trim() === "idle"`, 60*time.Second)
+	ph.step("message after resume", chromedp.SetValue(`[data-testid="send-form"] textarea`, "back again"), chromedp.Click(`[data-testid="send"]`))
+	ph.pollFor("delivered after resume", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Delivered")`, 60*time.Second)
+	shot(t, ph.ctx, "hosted-resumed")
 }

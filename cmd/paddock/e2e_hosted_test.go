@@ -136,6 +136,36 @@ func TestHostedClaudeEndToEnd(t *testing.T) {
 	if status, _ := api.post(base+"/message", map[string]any{"text": "anyone there?"}, nil); status != http.StatusConflict && status != http.StatusGone {
 		t.Fatalf("message after kill: %d, want 409 or 410", status)
 	}
+
+	// Resume: `claude --resume ID` in a new window; the same session id
+	// goes on with its old conversation.
+	var resumed struct {
+		Key   string
+		Fresh bool
+	}
+	if status, err := api.post(base+"/resume", nil, &resumed); err != nil || status != http.StatusOK || resumed.Fresh || resumed.Key != "claude:"+created.ID {
+		t.Fatalf("resume: %d %+v %v", status, resumed, err)
+	}
+	until(t, 30*time.Second, "resumed and idle", func() (bool, string) {
+		s, ok := api.liveSession("claude")
+		return ok && s.ID == created.ID && s.State == "idle", fmt.Sprintf("%+v", s)
+	})
+	if status, err := api.post(base+"/message", map[string]any{"text": "after the resume"}, &d); err != nil || status != http.StatusOK || !d.Delivered {
+		t.Fatalf("message after resume: %d %+v %v", status, d, err)
+	}
+	until(t, 20*time.Second, "conversation continued", func() (bool, string) {
+		var page struct{ Messages []struct{ Role, Text string } }
+		if err := api.get(base+"/messages", &page); err != nil {
+			return false, err.Error()
+		}
+		n := len(page.Messages)
+		return n >= 4 && page.Messages[0].Text == "hello hosted paddock" && page.Messages[n-2].Text == "after the resume" &&
+			page.Messages[n-1].Role == "assistant", fmt.Sprintf("%+v", page.Messages)
+	})
+	// A running session is not resumed twice.
+	if status, _ := api.post(base+"/resume", nil, nil); status != http.StatusBadRequest {
+		t.Fatalf("resume of a running session: %d, want 400", status)
+	}
 }
 
 // hostingServe is the harness of the hosted-session tests: the mock model,

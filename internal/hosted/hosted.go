@@ -158,6 +158,9 @@ type Created struct {
 	Key        session.Key `json:"-"`
 	TerminalID string      `json:"terminal_id"`
 	Prompt     *Delivery   `json:"prompt,omitempty"`
+	// Fresh: a resume the CLI refused, replaced by a new agent on the
+	// same card.
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // invalid wraps ErrInvalid with a message for the user.
@@ -240,23 +243,11 @@ func (m *Manager) Create(ctx context.Context, r Request) (Created, error) {
 	if sid != "" {
 		env = append(env, "PADDOCK_SESSION_ID="+sid)
 	}
-	argv := append([]string{bin}, args...)
-	pane, err := m.opts.Terminals.NewWindow(ctx, tmux.Window{Name: id, Dir: r.Workdir, Env: env, Argv: argv})
+	t, key, err := m.start(ctx, id, r, append([]string{bin}, args...), env,
+		live.Terminal{ID: id, Runtime: r.Runtime, Cwd: r.Workdir, SessionID: sid})
 	if err != nil {
-		return Created{}, fmt.Errorf("hosted: starting %s: %w", r.Runtime, err)
+		return Created{}, err
 	}
-	key, err := m.opts.Live.Host(ctx, live.Terminal{ID: id, Runtime: r.Runtime, Cwd: r.Workdir,
-		ShellPID: pane.PID, TmuxPane: pane.ID, SessionID: sid})
-	if err != nil {
-		// No half-created card: the window goes too.
-		_ = m.opts.Terminals.Kill(context.WithoutCancel(ctx), pane)
-		return Created{}, fmt.Errorf("hosted: registering %s: %w", r.Runtime, err)
-	}
-	t := &terminal{id: id, runtime: r.Runtime, cwd: r.Workdir, pane: pane, started: time.Now(), argv: argv}
-	m.mu.Lock()
-	m.terms[id] = t
-	m.mu.Unlock()
-	m.log.Info("hosted session started", "runtime", r.Runtime, "terminal", id, "pane", pane.String(), "pid", pane.PID)
 	out := Created{Key: key, TerminalID: id}
 	if r.Prompt != "" {
 		d, err := m.sendInitial(ctx, t, r.Prompt)
@@ -269,6 +260,28 @@ func (m *Manager) Create(ctx context.Context, r Request) (Created, error) {
 		}
 	}
 	return out, nil
+}
+
+// start opens the window, registers it with the live state (its card shows
+// connecting) and remembers it. On failure nothing is left behind.
+func (m *Manager) start(ctx context.Context, id string, r Request, argv, env []string, lt live.Terminal) (*terminal, session.Key, error) {
+	pane, err := m.opts.Terminals.NewWindow(ctx, tmux.Window{Name: id, Dir: r.Workdir, Env: env, Argv: argv})
+	if err != nil {
+		return nil, session.Key{}, fmt.Errorf("hosted: starting %s: %w", r.Runtime, err)
+	}
+	lt.ShellPID, lt.TmuxPane = pane.PID, pane.ID
+	key, err := m.opts.Live.Host(ctx, lt)
+	if err != nil {
+		// No half-created card: the window goes too.
+		_ = m.opts.Terminals.Kill(context.WithoutCancel(ctx), pane)
+		return nil, session.Key{}, fmt.Errorf("hosted: registering %s: %w", r.Runtime, err)
+	}
+	t := &terminal{id: id, runtime: r.Runtime, cwd: r.Workdir, pane: pane, started: time.Now(), argv: argv}
+	m.mu.Lock()
+	m.terms[id] = t
+	m.mu.Unlock()
+	m.log.Info("hosted session started", "runtime", r.Runtime, "terminal", id, "pane", pane.String(), "pid", pane.PID, "resume", lt.Resume)
+	return t, key, nil
 }
 
 // hostedCard finds the hosted terminal behind a live card.
@@ -579,4 +592,86 @@ func (m *Manager) Installed() []string {
 		}
 	}
 	return out
+}
+
+// Resumable is what Resume needs to know of a session.
+type Resumable struct {
+	Key        session.Key
+	Cwd        string
+	Transcript string    // its history file (Pi resumes by file)
+	Card       live.Card // its live card; zero when it has none
+}
+
+// resumeFailFast: a resume that exits this soon has failed (an id the CLI
+// does not know), and a fresh agent starts on the same card instead.
+const resumeFailFast = 3 * time.Second
+
+// Resume brings an ended or asleep session back in a new hosted terminal
+// running the CLI's own resume command in the session's directory. A
+// session still running is refused. When the CLI cannot resume it, a new
+// agent starts on the same card (seed 000: never --continue).
+func (m *Manager) Resume(ctx context.Context, r Resumable) (Created, error) {
+	rc, ok := recipes[r.Key.Runtime]
+	if !ok || rc.resume == nil {
+		return Created{}, invalid("paddock cannot resume %s sessions", r.Key.Runtime)
+	}
+	if c := r.Card; c.Key.ID != "" && c.State != hookstate.StateEnded && c.State != hookstate.StateAsleep {
+		return Created{}, invalid("the session is still running (%s); there is nothing to resume", c.State)
+	}
+	req := Request{Runtime: r.Key.Runtime, Workdir: r.Cwd}
+	_, bin, err := m.check(&req)
+	if err != nil {
+		return Created{}, err
+	}
+	// A dead window of an earlier run of this card goes first.
+	if t, err := m.hostedCard(r.Card); err == nil {
+		_ = m.opts.Terminals.Kill(ctx, t.pane)
+		m.mu.Lock()
+		delete(m.terms, t.id)
+		m.mu.Unlock()
+	}
+	id := newTerminalID()
+	argv := append([]string{bin}, rc.resume(r.Key.ID, r.Transcript)...)
+	env := []string{"PADDOCK_TERMINAL_ID=" + id}
+	t, key, err := m.start(ctx, id, req, argv, env, live.Terminal{ID: id, Runtime: req.Runtime, Cwd: req.Workdir, Resume: r.Key.ID})
+	if err != nil {
+		return Created{}, err
+	}
+	// The CLI did not know the session: a new agent on the same card.
+	if err := sleepUnlessExit(ctx, m.opts.Terminals, t.pane, resumeFailFast); err == nil {
+		m.log.Info("resume failed at once; starting a new agent on the card", "runtime", req.Runtime, "session", r.Key.ID)
+		_ = m.opts.Terminals.Kill(ctx, t.pane)
+		var sid string
+		env2 := []string{}
+		if rc.choosesID {
+			sid = newUUID()
+			env2 = append(env2, "PADDOCK_SESSION_ID="+sid)
+		}
+		args, err := rc.args(req, sid)
+		if err != nil {
+			return Created{}, err
+		}
+		id2 := newTerminalID()
+		if t, key, err = m.start(ctx, id2, req, append([]string{bin}, args...), append(env2, "PADDOCK_TERMINAL_ID="+id2),
+			live.Terminal{ID: id2, Runtime: req.Runtime, Cwd: req.Workdir, Resume: r.Key.ID}); err != nil {
+			return Created{}, err
+		}
+		return Created{Key: key, TerminalID: t.id, Fresh: true}, nil
+	}
+	return Created{Key: key, TerminalID: t.id}, nil
+}
+
+// sleepUnlessExit waits d; it returns nil early when the pane's program
+// exits within it, else an error.
+func sleepUnlessExit(ctx context.Context, terms Terminals, p tmux.Pane, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if alive, err := terms.Alive(ctx, p); err == nil && !alive {
+			return nil
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return errors.New("still running")
 }

@@ -19,6 +19,10 @@ type recipe struct {
 	// --session-id), so hooks match the card from the first event.
 	choosesID bool
 	modes     []string // permission modes it accepts; nil: none
+	// resume is the arguments that reopen session id (transcript is its
+	// history file, for CLIs that take a file). Never --continue: it may
+	// attach to an unrelated conversation.
+	resume func(id, transcript string) []string
 }
 
 // claudeModes are Claude Code 2.1.328's --permission-mode values (its
@@ -27,6 +31,7 @@ var claudeModes = []string{"manual", "default", "acceptEdits", "plan", "auto", "
 
 var recipes = map[string]recipe{
 	"claude": {bins: []string{"claude"}, choosesID: true, modes: claudeModes,
+		resume: func(id, _ string) []string { return []string{"--resume", id} },
 		args: func(r Request, id string) ([]string, error) {
 			a := []string{"--session-id", id}
 			if r.PermissionMode != "" {
@@ -38,6 +43,7 @@ var recipes = map[string]recipe{
 			return a, nil
 		}},
 	"codex": {bins: []string{"codex"}, modes: []string{"on-request", "never"}, // --ask-for-approval (0.169.0)
+		resume: func(id, _ string) []string { return []string{"resume", id} },
 		args: func(r Request, _ string) ([]string, error) {
 			var a []string
 			if r.PermissionMode != "" {
@@ -49,6 +55,7 @@ var recipes = map[string]recipe{
 			return a, nil
 		}},
 	"opencode": {bins: []string{"opencode"},
+		resume: func(id, _ string) []string { return []string{"--session", id} },
 		args: func(r Request, _ string) ([]string, error) {
 			// Its HTTP server answers permissions and questions (issue 6):
 			// on a port paddock knows.
@@ -62,14 +69,17 @@ var recipes = map[string]recipe{
 			}
 			return a, nil
 		}},
-	"pi": {bins: []string{"pi"}, args: modelOnly("--model")},
-	"kimi": {bins: []string{"kimi"}, args: func(r Request, _ string) ([]string, error) {
-		if r.Model != "" {
-			return []string{"--model", r.Model}, nil
-		}
-		return nil, nil
-	}},
-	"cursor": {bins: []string{"cursor-agent"}, args: modelOnly("--model")},
+	"pi": {bins: []string{"pi"}, args: modelOnly("--model"),
+		resume: func(id, transcript string) []string { return []string{"--session", cmpOr(transcript, id)} }},
+	"kimi": {bins: []string{"kimi"}, resume: func(id, _ string) []string { return []string{"--session", id} },
+		args: func(r Request, _ string) ([]string, error) {
+			if r.Model != "" {
+				return []string{"--model", r.Model}, nil
+			}
+			return nil, nil
+		}},
+	"cursor": {bins: []string{"cursor-agent"}, args: modelOnly("--model"),
+		resume: func(id, _ string) []string { return []string{"--resume", id} }},
 }
 
 func modelOnly(flag string) func(Request, string) ([]string, error) {
@@ -116,4 +126,11 @@ func newTerminalID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return fmt.Sprintf("pdk-%x", b)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -421,8 +421,8 @@ func (o *owner) card(k session.Key) (Card, bool) {
 		c.History = slices.Clone(m.history)
 	}
 	c.External = c.TerminalID == ""
-	if c.TerminalID != "" && c.Terminal == "" {
-		c.Terminal = "paddock"
+	if !c.External {
+		c.Terminal = "paddock" // its tmux pane is paddock's own
 	}
 	return c, true
 }
