@@ -32,3 +32,11 @@ func plural(n int, word string) string {
 	}
 	return strconv.Itoa(n) + " " + word + "s"
 }
+
+// keyBar is the terminal view's keys: the ones phone keyboards lack. Name
+// is tmux's (the server's allowlist checks it again).
+var keyBar = []struct{ Name, Text, Label string }{
+	{"Escape", "Esc", "Escape"}, {"Tab", "Tab", "Tab"}, {"C-c", "^C", "Control C"},
+	{"Up", "↑", "Up"}, {"Down", "↓", "Down"}, {"Left", "←", "Left"}, {"Right", "→", "Right"},
+	{"Enter", "⏎", "Enter"}, {"1", "1", "1"}, {"2", "2", "2"}, {"3", "3", "3"}, {"4", "4", "4"},
+}

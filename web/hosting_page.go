@@ -150,3 +150,18 @@ func (s *Server) result(c *echo.Context, err error) error {
 func hostedLive(st hookstate.State, terminalID string) bool {
 	return terminalID != "" && st != hookstate.StateEnded && st != hookstate.StateAsleep
 }
+
+// keyFromPage is one key of the terminal view's key bar.
+func (s *Server) keyFromPage(c *echo.Context) error {
+	if s.opts.Hosting == nil {
+		return errNoHosting
+	}
+	card, err := s.liveCard(c)
+	if err != nil {
+		return s.result(c, err)
+	}
+	if err := s.opts.Hosting.Keys(c.Request().Context(), card, c.Param("key")); err != nil {
+		return s.result(c, err)
+	}
+	return s.render(c, http.StatusOK, views.SendResult(views.Result{OK: true, Text: "Sent " + c.Param("key") + "."}))
+}

@@ -51,8 +51,12 @@ func (h *hub) run(ctx context.Context) error {
 	loaded := h.s.opts.Sessions.Loaded()
 	poll := time.NewTicker(loadPoll)
 	defer poll.Stop()
+	screens := time.NewTicker(screenEvery)
+	defer screens.Stop()
 	for {
 		select {
+		case <-screens.C:
+			h.screens(ctx, clients, drop)
 		case <-ctx.Done():
 			return nil
 		case c := <-h.register:
@@ -223,4 +227,47 @@ func coalesce(ch catalog.Change, sources ...<-chan catalog.Change) catalog.Chang
 		}
 	}
 	return ch
+}
+
+// screenEvery is how often open pages of hosted sessions get their
+// terminal's text (only when it changed).
+const screenEvery = time.Second
+
+// screens sends each viewer of a running hosted session its terminal's
+// text when it changed: one capture per session, whatever the viewers.
+func (h *hub) screens(ctx context.Context, clients map[*client]struct{}, drop func(*client)) {
+	if h.s.opts.Hosting == nil {
+		return
+	}
+	texts := map[session.Key]*string{}
+	for c := range clients {
+		if c.view != viewSession {
+			continue
+		}
+		text, seen := texts[c.key]
+		if !seen {
+			texts[c.key] = nil
+			card, ok := h.s.live.Card(c.key)
+			if !ok || !hostedLive(card.State, card.TerminalID) {
+				continue
+			}
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			t, err := h.s.opts.Hosting.Screen(cctx, card, 0)
+			cancel()
+			if err != nil {
+				continue
+			}
+			text = &t
+			texts[c.key] = text
+		}
+		if text == nil || *text == c.screen {
+			continue
+		}
+		b, err := renderBytes(ctx, views.Terminal(*text, true))
+		if err != nil || !c.offer(b) {
+			drop(c)
+			continue
+		}
+		c.screen = *text
+	}
 }

@@ -38,6 +38,7 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.POST("/new", s.newSessionSubmit)
 	a.POST("/s/:runtime/:id/send", s.sendFromPage)
 	a.POST("/s/:runtime/:id/control/:action", s.controlFromPage)
+	a.POST("/s/:runtime/:id/key/:key", s.keyFromPage)
 	a.POST("/logout", s.logout)
 	a.GET("/api/v1/sessions", s.apiSessions)
 	a.GET("/api/v1/sessions/:runtime/:id", s.apiSession)

@@ -34,6 +34,8 @@ type client struct {
 	view  string
 	key   session.Key
 	sent  int
+	// screen is the hosted terminal's text last sent (session viewers).
+	screen string
 }
 
 // offer queues a frame without blocking; false means the client is too slow.

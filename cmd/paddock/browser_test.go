@@ -318,6 +318,14 @@ func TestBrowserHostedSession(t *testing.T) {
 	ph.poll("second reply", `[...document.querySelectorAll('[data-testid="message"]')].some(m => m.textContent.includes(`+strconv.Quote(mockmodel.PlainReply(2))+`))`)
 	shot(t, ph.ctx, "hosted-session")
 
+	// The terminal view follows the pane over the websocket; its key bar
+	// sends the keys a phone keyboard lacks.
+	ph.step("open the terminal", chromedp.Click(`[data-testid="terminal-view"] summary`))
+	ph.poll("terminal text", `document.getElementById("terminal").textContent.includes(`+strconv.Quote(mockmodel.PlainReply(2))+`)`)
+	ph.step("press Esc", chromedp.Click(`[data-testid="keybar"] button[data-key="Escape"]`))
+	ph.poll("key sent", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Sent Escape")`)
+	shot(t, ph.ctx, "hosted-terminal")
+
 	ph.step("kill", chromedp.Click(`[data-testid="kill"]`))
 	ph.poll("killed", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Killed")`)
 	ph.poll("ended", `document.querySelector('[data-testid="state"]')?.textContent.trim() === "ended"`)
