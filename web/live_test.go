@@ -199,3 +199,21 @@ func TestOpeningASessionReadsItsResult(t *testing.T) {
 	}
 	waitCard(t, r.live, k, func(c live.Card) bool { return c.Attention == hookstate.AttentionNone })
 }
+
+func TestHostingEndpointsWithoutTmuxOrToken(t *testing.T) {
+	r := newRig(t) // no Hosting: this paddock has no tmux
+	tok := r.pair()
+	body := withForm(map[string][]string{"runtime": {"claude"}, "workdir": {"/tmp"}})
+	// A cookie session without its CSRF token changes nothing.
+	if w := r.do(r.srv.Handler(), http.MethodPost, "/new", withCookie(tok), body); w.Code != http.StatusForbidden {
+		t.Fatalf("POST /new without CSRF token: %d", w.Code)
+	}
+	w := r.do(r.srv.Handler(), http.MethodPost, "/api/v1/sessions", withCookie(tok), withHeader("X-CSRF-Token", r.csrf(tok)),
+		withHeader("Content-Type", "application/json"))
+	if w.Code != http.StatusNotImplemented || decodeError(t, w.Body.Bytes()) != "hosting_unavailable" {
+		t.Fatalf("create without tmux: %d %s", w.Code, w.Body.String())
+	}
+	if w := r.do(r.srv.Handler(), http.MethodGet, "/", withCookie(tok)); strings.Contains(w.Body.String(), `data-testid="new-link"`) {
+		t.Fatal("the board offers New session without tmux")
+	}
+}
