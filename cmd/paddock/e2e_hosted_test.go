@@ -175,6 +175,13 @@ func TestHostedClaudeEndToEnd(t *testing.T) {
 // installed with `paddock hooks install`. The tmux server is killed at the
 // end (hosted sessions outlive paddock on purpose).
 func hostingServe(t *testing.T, ctx context.Context) (*agenttest.Agent, *server, *apiClient) {
+	agent, srv, api, _ := hostingServeEnv(t, ctx)
+	return agent, srv, api
+}
+
+// hostingServeEnv is hostingServe that also returns serve's environment,
+// to start it again.
+func hostingServeEnv(t *testing.T, ctx context.Context) (*agenttest.Agent, *server, *apiClient, []string) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("E2E_REQUIRED") != "" {
@@ -197,7 +204,7 @@ func hostingServe(t *testing.T, ctx context.Context) (*agenttest.Agent, *server,
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("paddock hooks install: %v\n%s", err, out)
 	}
-	return agent, srv, newAPIClient(t, srv)
+	return agent, srv, newAPIClient(t, srv), env
 }
 
 // killHostedTmux ends paddock's tmux server under dataDir and waits for
@@ -224,5 +231,65 @@ func killHostedTmux(t *testing.T, dataDir string) {
 			t.Logf("agent %d still alive after its tmux server ended; killing it", pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+	}
+}
+
+// TestHostedSurvivesRestart: a session paddock started keeps running when
+// paddock stops, and the restarted paddock drives it again (seed 001's
+// reconcile: recovered), while a session killed behind its back meanwhile
+// ends (orphaned).
+func TestHostedSurvivesRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the real agent CLIs")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	agent, srv, api, env := hostingServeEnv(t, ctx)
+	create := func(prompt string) string {
+		var created struct {
+			ID     string
+			Prompt struct{ Delivered bool }
+		}
+		status, err := api.post("/api/v1/sessions", map[string]any{"runtime": "claude", "workdir": agent.Cwd, "prompt": prompt, "permission_mode": "default"}, &created)
+		if err != nil || status != http.StatusCreated || !created.Prompt.Delivered {
+			t.Fatalf("create: %d %+v %v", status, created, err)
+		}
+		return created.ID
+	}
+	keep, lose := create("one that stays"), create("one that goes")
+
+	srv.stop(t)
+	// While paddock is down, the second agent's window is killed.
+	socks, _ := filepath.Glob(filepath.Join(srv.DataDir, "tmux", "*"))
+	if len(socks) != 1 {
+		t.Fatalf("tmux sockets %v", socks)
+	}
+	out, err := exec.Command("tmux", "-S", socks[0], "list-panes", "-a", "-F", "#{session_name} #{pane_start_command}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if name, cmd, _ := strings.Cut(line, " "); strings.Contains(cmd, lose) {
+			if err := exec.Command("tmux", "-S", socks[0], "kill-session", "-t", "="+name).Run(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	srv2 := startServeAt(t, agent.Home, srv.DataDir, env)
+	api2 := newAPIClient(t, srv2)
+	var d struct{ Delivered bool }
+	if status, err := api2.post("/api/v1/sessions/claude/"+keep+"/message", map[string]any{"text": "still there after the restart?"}, &d); err != nil || status != http.StatusOK || !d.Delivered {
+		t.Fatalf("message after restart: %d %+v %v", status, d, err)
+	}
+	until(t, 10*time.Second, "the killed one ended", func() (bool, string) {
+		var one struct{ Session liveSession }
+		if err := api2.get("/api/v1/sessions/claude/"+lose, &one); err != nil {
+			return false, err.Error()
+		}
+		return one.Session.State == "ended", fmt.Sprintf("%+v", one.Session)
+	})
+	if !strings.Contains(srv2.stderr.String(), "recovered=1 orphaned=1") {
+		t.Errorf("serve did not report recovered=1 orphaned=1:\n%s", lastLines(srv2.stderr.String(), 10))
 	}
 }

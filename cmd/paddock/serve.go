@@ -118,10 +118,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	defer hooks.Close()
 
 	var hosting web.Hosting
+	var reattach func(context.Context) error
 	if terms, err := tmux.New(ctx, cfg.DataDir, tmux.Options{}); err != nil {
 		log.Warn("hosted sessions are off: paddock starts agents in tmux", "error", err)
 	} else {
-		hosting = hosted.New(hosted.Options{Terminals: terms, Live: states, Logger: log.With("component", "hosted")})
+		h := hosted.New(hosted.Options{Terminals: terms, Live: states, Persist: a.store, Logger: log.With("component", "hosted")})
+		hosting = h
+		reattach = func(ctx context.Context) error {
+			_, err := h.Reattach(ctx, terms, states.Restored())
+			if err != nil && ctx.Err() == nil {
+				log.Error("hosted terminals not re-attached", "error", err)
+			}
+			return nil
+		}
 	}
 
 	srv, err := web.New(web.Options{
@@ -181,6 +190,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	goRun("catalog", func() error { return cat.Run(ctx) })
 	goRun("live state", func() error { return states.Run(ctx) })
+	if reattach != nil {
+		goRun("hosted re-attach", func() error { return reattach(ctx) })
+	}
 	goRun("websocket hub", func() error { return srv.Run(ctx) })
 	goRun("https", func() error { return httpsSrv.Serve(tls.NewListener(httpsLn, tlsCfg)) })
 	var plainSrv *http.Server

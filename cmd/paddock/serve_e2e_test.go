@@ -102,8 +102,13 @@ func startServe(t testing.TB, home string, extra ...string) *server {
 // agent's, for the sessions paddock starts in tmux).
 func startServeEnv(t testing.TB, home string, env []string, extra ...string) *server {
 	t.Helper()
+	return startServeAt(t, home, filepath.Join(t.TempDir(), "data"), env, extra...)
+}
+
+// startServeAt runs serve on the data dir data (a restart reuses one).
+func startServeAt(t testing.TB, home, data string, env []string, extra ...string) *server {
+	t.Helper()
 	bin := paddockBinary(t)
-	data := filepath.Join(t.TempDir(), "data")
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--hook-addr", "127.0.0.1:0", "--sweep", "500ms"}, extra...)
 	cmd := exec.Command(bin, args...)
 	// The developer's own CLAUDE_CONFIG_DIR must not leak in; an empty

@@ -48,6 +48,7 @@ type Terminals interface {
 type Live interface {
 	Host(ctx context.Context, t live.Terminal) (session.Key, error)
 	Unhost(ctx context.Context, id string) error
+	Adopt(ctx context.Context, t live.Terminal, key session.Key) (session.Key, error)
 	ByTerminal(id string) (live.Card, bool)
 }
 
@@ -86,6 +87,9 @@ type Options struct {
 	// Attempts is how many times a message is sent before giving up
 	// (default 3).
 	Attempts int
+	// Persist keeps the terminals across restarts (Reattach); nil: they
+	// are not re-attached.
+	Persist Persister
 }
 
 // Manager hosts agent sessions. It is safe for concurrent use.
@@ -280,6 +284,7 @@ func (m *Manager) start(ctx context.Context, id string, r Request, argv, env []s
 	m.mu.Lock()
 	m.terms[id] = t
 	m.mu.Unlock()
+	m.save(ctx, t, key, lt.Resume)
 	m.log.Info("hosted session started", "runtime", r.Runtime, "terminal", id, "pane", pane.String(), "pid", pane.PID, "resume", lt.Resume)
 	return t, key, nil
 }
@@ -576,6 +581,7 @@ func (m *Manager) Kill(ctx context.Context, c live.Card) error {
 	m.mu.Lock()
 	delete(m.terms, t.id)
 	m.mu.Unlock()
+	m.forget(ctx, t.id)
 	m.log.Info("hosted session killed", "runtime", t.runtime, "terminal", t.id)
 	return m.opts.Live.Unhost(ctx, t.id)
 }
@@ -629,6 +635,7 @@ func (m *Manager) Resume(ctx context.Context, r Resumable) (Created, error) {
 		m.mu.Lock()
 		delete(m.terms, t.id)
 		m.mu.Unlock()
+		m.forget(ctx, t.id)
 	}
 	id := newTerminalID()
 	argv := append([]string{bin}, rc.resume(r.Key.ID, r.Transcript)...)
@@ -641,6 +648,10 @@ func (m *Manager) Resume(ctx context.Context, r Resumable) (Created, error) {
 	if err := sleepUnlessExit(ctx, m.opts.Terminals, t.pane, resumeFailFast); err == nil {
 		m.log.Info("resume failed at once; starting a new agent on the card", "runtime", req.Runtime, "session", r.Key.ID)
 		_ = m.opts.Terminals.Kill(ctx, t.pane)
+		m.mu.Lock()
+		delete(m.terms, t.id)
+		m.mu.Unlock()
+		m.forget(ctx, t.id)
 		var sid string
 		env2 := []string{}
 		if rc.choosesID {

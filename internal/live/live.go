@@ -68,10 +68,11 @@ type Service struct {
 	log  *slog.Logger
 	now  func() time.Time
 
-	events  chan arrival
-	calls   chan func(*owner, *update)
-	stopped chan struct{}
-	changes *broadcast.Broadcaster[session.Change]
+	events   chan arrival
+	calls    chan func(*owner, *update)
+	stopped  chan struct{}
+	restored chan struct{}
+	changes  *broadcast.Broadcaster[session.Change]
 
 	mu      sync.RWMutex
 	cards   map[session.Key]Card
@@ -104,9 +105,10 @@ func New(o Options) *Service {
 	}
 	return &Service{
 		opts: o, log: o.Logger, now: o.Now,
-		events:  make(chan arrival, o.Queue),
-		calls:   make(chan func(*owner, *update)),
-		stopped: make(chan struct{}),
+		events:   make(chan arrival, o.Queue),
+		calls:    make(chan func(*owner, *update)),
+		stopped:  make(chan struct{}),
+		restored: make(chan struct{}),
 		changes: broadcast.New(func() session.Change { return session.Change{Full: true} }, func(c session.Change) session.Change {
 			return session.Change{Updated: slices.Clone(c.Updated), Removed: slices.Clone(c.Removed), Full: c.Full}
 		}),
@@ -211,6 +213,18 @@ func (s *Service) Host(ctx context.Context, t Terminal) (session.Key, error) {
 	err := s.call(ctx, func(o *owner, u *update) { key = o.host(t, s.now(), u) })
 	return key, err
 }
+
+// Adopt re-registers a hosted terminal still running after a restart, on
+// the card key it had (see owner.adopt).
+func (s *Service) Adopt(ctx context.Context, t Terminal, key session.Key) (session.Key, error) {
+	var out session.Key
+	err := s.call(ctx, func(o *owner, u *update) { out = o.adopt(t, key, s.now(), u) })
+	return out, err
+}
+
+// Restored is closed once the saved cards are back (or there were none):
+// hosted terminals are re-attached to them after that.
+func (s *Service) Restored() <-chan struct{} { return s.restored }
 
 // Unhost forgets a hosted terminal whose window is gone; its card ends
 // now rather than at the next process check.
@@ -337,6 +351,7 @@ func (s *Service) Run(ctx context.Context) error {
 		})
 	}
 
+	close(s.restored)
 	observe(o.targets())
 	// held: the timer's corrections wait for the tool-children check they
 	// started (bounded by observeGrace should the check hang).

@@ -63,6 +63,28 @@ func (o *owner) host(spec Terminal, now time.Time, u *update) session.Key {
 	return key
 }
 
+// adopt re-registers a hosted terminal that paddock found still running
+// after a restart: its card (restored with its state) keeps its state and
+// learns its terminal again; a card that was not restored starts over
+// as a hosted one in connecting.
+func (o *owner) adopt(spec Terminal, key session.Key, now time.Time, u *update) session.Key {
+	if key.ID == "" || o.tracker.Get(key) == nil {
+		return o.host(spec, now, u)
+	}
+	m := o.meta[key]
+	if m == nil {
+		m = &meta{}
+		o.meta[key] = m
+	}
+	m.terminalID, m.tmuxPane = spec.ID, spec.TmuxPane
+	if spec.Cwd != "" && m.cwd == "" {
+		m.cwd = spec.Cwd
+	}
+	o.terms[spec.ID] = &terminal{spec: spec, created: now, key: key, seen: []session.Key{key}}
+	u.touch(key)
+	return key
+}
+
 // unhost forgets a hosted terminal (its window closed). Its card stays,
 // unless it never got past the provisional key.
 func (o *owner) unhost(id string, now time.Time, u *update) {

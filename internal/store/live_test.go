@@ -48,3 +48,25 @@ func TestFirstRunIsRecordedOnce(t *testing.T) {
 		t.Fatalf("second call moved the first run: %v %v", b, err)
 	}
 }
+
+func TestHostedTerminalsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "p.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.UnixMilli(time.Now().UnixMilli())
+	for _, id := range []string{"pdk-a", "pdk-b"} {
+		if err := s.SaveHostedTerminal(ctx, HostedTerminal{ID: id, Runtime: "claude", Cwd: "/p", Data: []byte(`{}`), Created: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteHostedTerminal(ctx, "pdk-a"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.HostedTerminals(ctx)
+	if err != nil || len(got) != 1 || got[0].ID != "pdk-b" || !got[0].Created.Equal(at) {
+		t.Fatalf("terminals %+v %v", got, err)
+	}
+}
