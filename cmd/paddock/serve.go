@@ -118,12 +118,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	defer hooks.Close()
 
 	var hosting web.Hosting
-	var reattach func(context.Context) error
+	var reattach, sleeper func(context.Context) error
 	if terms, err := tmux.New(ctx, cfg.DataDir, tmux.Options{}); err != nil {
 		log.Warn("hosted sessions are off: paddock starts agents in tmux", "error", err)
 	} else {
 		h := hosted.New(hosted.Options{Terminals: terms, Live: states, Persist: a.store, Logger: log.With("component", "hosted")})
 		hosting = h
+		sleeper = func(ctx context.Context) error { return h.RunSleeper(ctx, cfg.SleepIdle) }
 		reattach = func(ctx context.Context) error {
 			_, err := h.Reattach(ctx, terms, states.Restored())
 			if err != nil && ctx.Err() == nil {
@@ -192,6 +193,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	goRun("live state", func() error { return states.Run(ctx) })
 	if reattach != nil {
 		goRun("hosted re-attach", func() error { return reattach(ctx) })
+		goRun("idle sleep", func() error { return sleeper(ctx) })
 	}
 	goRun("websocket hub", func() error { return srv.Run(ctx) })
 	goRun("https", func() error { return httpsSrv.Serve(tls.NewListener(httpsLn, tlsCfg)) })

@@ -31,6 +31,9 @@ type Config struct {
 	// Density selects the permission signals used: "low", "medium" or
 	// "high" (hookstate.Density).
 	Density string
+	// SleepIdle closes hosted sessions idle this long (0: off, the
+	// default; else 15 min to 4 h).
+	SleepIdle time.Duration
 }
 
 // Default returns the embedded defaults, with paths resolved from the

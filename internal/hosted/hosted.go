@@ -49,6 +49,7 @@ type Live interface {
 	Host(ctx context.Context, t live.Terminal) (session.Key, error)
 	Unhost(ctx context.Context, id string) error
 	Adopt(ctx context.Context, t live.Terminal, key session.Key) (session.Key, error)
+	Sleep(ctx context.Context, terminalID string) (bool, error)
 	ByTerminal(id string) (live.Card, bool)
 }
 
@@ -685,4 +686,61 @@ func sleepUnlessExit(ctx context.Context, terms Terminals, p tmux.Pane, d time.D
 		}
 	}
 	return errors.New("still running")
+}
+
+// Slept is one session put to sleep.
+type Slept struct {
+	Key   session.Key
+	Freed uint64 // resident memory of the agent and its children before
+}
+
+// SleepIdle closes the windows of hosted sessions idle for longer than
+// limit (seed 000 "Sleep idle sessions"): the card stays, marked asleep,
+// and Resume brings it back. A session working, asking or waiting for an
+// approval or answer is never put to sleep.
+func (m *Manager) SleepIdle(ctx context.Context, now time.Time, limit time.Duration) []Slept {
+	m.mu.Lock()
+	terms := make([]*terminal, 0, len(m.terms))
+	for _, t := range m.terms {
+		terms = append(terms, t)
+	}
+	m.mu.Unlock()
+	var out []Slept
+	for _, t := range terms {
+		c, ok := m.opts.Live.ByTerminal(t.id)
+		if !ok || c.State != hookstate.StateIdle || now.Sub(c.Since) < limit {
+			continue
+		}
+		if err := m.opts.Terminals.Kill(ctx, t.pane); err != nil && !errors.Is(err, tmux.ErrNoPane) && !errors.Is(err, tmux.ErrNoServer) {
+			m.log.Warn("idle session not put to sleep", "terminal", t.id, "error", err)
+			continue
+		}
+		m.mu.Lock()
+		delete(m.terms, t.id)
+		m.mu.Unlock()
+		m.forget(ctx, t.id)
+		if _, err := m.opts.Live.Sleep(ctx, t.id); err != nil {
+			m.log.Warn("card not marked asleep", "terminal", t.id, "error", err)
+		}
+		m.log.Info("idle session put to sleep", "session", c.Key.String(), "idle", now.Sub(c.Since).Round(time.Second), "freed_bytes", c.Memory.RSS)
+		out = append(out, Slept{Key: c.Key, Freed: c.Memory.RSS})
+	}
+	return out
+}
+
+// RunSleeper puts idle sessions to sleep until ctx ends; limit 0 is off.
+func (m *Manager) RunSleeper(ctx context.Context, limit time.Duration) error {
+	if limit <= 0 {
+		return nil
+	}
+	tick := time.NewTicker(min(limit/10, time.Minute))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-tick.C:
+			m.SleepIdle(ctx, now, limit)
+		}
+	}
 }

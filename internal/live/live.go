@@ -222,6 +222,26 @@ func (s *Service) Adopt(ctx context.Context, t Terminal, key session.Key) (sessi
 	return out, err
 }
 
+// Sleep marks the card of a hosted terminal paddock closed to free memory
+// as asleep, and forgets the terminal. It reports whether there was one.
+func (s *Service) Sleep(ctx context.Context, terminalID string) (bool, error) {
+	var ok bool
+	err := s.call(ctx, func(o *owner, u *update) {
+		t := o.terms[terminalID]
+		if t == nil {
+			return
+		}
+		delete(o.terms, terminalID)
+		if m := o.tracker.Get(t.key); m != nil {
+			m.MarkAsleep(s.now())
+			o.record(t.key)
+			u.touch(t.key)
+			ok = true
+		}
+	})
+	return ok, err
+}
+
 // Restored is closed once the saved cards are back (or there were none):
 // hosted terminals are re-attached to them after that.
 func (s *Service) Restored() <-chan struct{} { return s.restored }

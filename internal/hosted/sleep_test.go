@@ -1,0 +1,82 @@
+package hosted
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"paddock/internal/hookstate"
+	"paddock/internal/live"
+	"paddock/internal/tmux"
+)
+
+// TestSleepIdle runs a stand-in agent in a real tmux server: an idle
+// session past the limit has its window closed and its card marked
+// asleep; a working one, or one idle for less, is left alone.
+func TestSleepIdle(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("E2E_REQUIRED") != "" {
+			t.Fatal("tmux not installed (E2E_REQUIRED is set)")
+		}
+		t.Skip("tmux not installed")
+	}
+	ctx := t.Context()
+	dir := t.TempDir()
+	terms, err := tmux.New(ctx, dir, tmux.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = terms.KillServer(context.Background()) })
+	agent := filepath.Join(dir, "pi")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	states := live.New(live.Options{})
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go states.Run(runCtx)
+	m := New(Options{Terminals: terms, Live: states, LookPath: func(string) (string, error) { return agent, nil }})
+
+	start := func(kind hookstate.Kind) Created {
+		c, err := m.Create(ctx, Request{Runtime: "pi", Workdir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := "pi-" + c.TerminalID
+		ev := hookstate.Event{Runtime: "pi", SessionID: id, Name: "session_start", Kind: hookstate.KindSessionStart,
+			Relay: hookstate.RelayInfo{TerminalID: c.TerminalID, TTY: "/dev/pts/1", SentAt: time.Now()}}
+		states.HookEvent(ctx, ev)
+		if kind != hookstate.KindSessionStart {
+			ev.Kind, ev.Name = kind, "agent_start"
+			states.HookEvent(ctx, ev)
+		}
+		for range 200 {
+			if card, ok := states.ByTerminal(c.TerminalID); ok && card.Key.ID == id && card.State != hookstate.StateConnecting {
+				return c
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatal("hook never reached the card")
+		return c
+	}
+	idle, busy := start(hookstate.KindSessionStart), start(hookstate.KindBusy)
+
+	if slept := m.SleepIdle(ctx, time.Now().Add(time.Minute), time.Hour); len(slept) != 0 {
+		t.Fatalf("slept before the limit: %+v", slept)
+	}
+	slept := m.SleepIdle(ctx, time.Now().Add(2*time.Hour), time.Hour)
+	if len(slept) != 1 || slept[0].Key.ID != "pi-"+idle.TerminalID {
+		t.Fatalf("slept %+v, want only the idle one", slept)
+	}
+	card, _ := states.Card(slept[0].Key)
+	if card.State != hookstate.StateAsleep {
+		t.Fatalf("card %+v, want asleep", card)
+	}
+	infos, err := terms.List(ctx)
+	if err != nil || len(infos) != 1 || infos[0].Session != busy.TerminalID {
+		t.Fatalf("windows after sleep: %+v %v, want only the working one", infos, err)
+	}
+}
