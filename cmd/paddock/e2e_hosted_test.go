@@ -183,6 +183,12 @@ func hostingServe(t *testing.T, ctx context.Context) (*agenttest.Agent, *server,
 // to start it again.
 func hostingServeEnv(t *testing.T, ctx context.Context) (*agenttest.Agent, *server, *apiClient, []string) {
 	t.Helper()
+	return hostingServeCLI(t, ctx, agenttest.Claude)
+}
+
+// hostingServeCLI is hostingServeEnv for any of the agents.
+func hostingServeCLI(t *testing.T, ctx context.Context, cli agenttest.CLI) (*agenttest.Agent, *server, *apiClient, []string) {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("E2E_REQUIRED") != "" {
 			t.Fatal("tmux not installed (E2E_REQUIRED is set)")
@@ -194,12 +200,17 @@ func hostingServeEnv(t *testing.T, ctx context.Context) (*agenttest.Agent, *serv
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mock.Close() })
-	agent := agenttest.New(t, agenttest.Claude, mock.URL())
-	_ = os.MkdirAll(filepath.Join(agent.Home, ".claude"), 0o755)
+	agent := agenttest.New(t, cli, mock.URL())
+	switch cli {
+	case agenttest.Claude:
+		_ = os.MkdirAll(filepath.Join(agent.Home, ".claude"), 0o755)
+	case agenttest.Pi:
+		_ = os.MkdirAll(filepath.Join(agent.Home, ".pi", "agent"), 0o755)
+	}
 	env := append(slices.Clone(agent.Env), "PATH="+filepath.Dir(agent.Argv[0])+string(os.PathListSeparator)+os.Getenv("PATH"))
 	srv := startServeEnv(t, agent.Home, env)
 	t.Cleanup(func() { killHostedTmux(t, srv.DataDir) })
-	install := exec.Command(paddockBinary(t), "hooks", "install", "--runtime", "claude", "--data-dir", srv.DataDir)
+	install := exec.Command(paddockBinary(t), "hooks", "install", "--runtime", string(cli), "--data-dir", srv.DataDir)
 	install.Env = append(slices.Clone(env), "HOME="+agent.Home)
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("paddock hooks install: %v\n%s", err, out)
@@ -291,5 +302,88 @@ func TestHostedSurvivesRestart(t *testing.T) {
 	})
 	if !strings.Contains(srv2.stderr.String(), "recovered=1 orphaned=1") {
 		t.Errorf("serve did not report recovered=1 orphaned=1:\n%s", lastLines(srv2.stderr.String(), 10))
+	}
+}
+
+// TestHostedOtherAgents runs the create → answered → kill → resume →
+// message cycle with the real Codex, OpenCode and Pi in paddock's tmux.
+// Codex runs its hooks only once they are trusted, which a hosted start
+// does not bypass: its delivery is judged by its screen.
+func TestHostedOtherAgents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the real agent CLIs")
+	}
+	for _, cli := range []agenttest.CLI{agenttest.Codex, agenttest.OpenCode, agenttest.Pi} {
+		t.Run(string(cli), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			agent, _, api, _ := hostingServeCLI(t, ctx, cli)
+			var created struct {
+				Key, ID string
+				Prompt  struct {
+					Delivered  bool
+					By, Reason string
+					Screen     string `json:"screen_tail"`
+				}
+			}
+			status, err := api.post("/api/v1/sessions", map[string]any{"runtime": string(cli), "workdir": agent.Cwd, "prompt": "hello hosted agent"}, &created)
+			if cli == agenttest.Codex && err == nil && status == http.StatusCreated && !created.Prompt.Delivered {
+				// Codex asks once whether to trust the new hooks: paddock
+				// typed nothing into that question and said so; the user
+				// answers it from the key bar ("2. Trust all and continue").
+				if !strings.Contains(created.Prompt.Reason, "trust the hooks") {
+					t.Fatalf("codex first prompt: %+v, want the hook-trust question named", created.Prompt)
+				}
+				if status, _ := api.post("/api/v1/sessions/codex/"+created.ID+"/keys", map[string]any{"keys": []string{"Down", "Enter"}}, nil); status != http.StatusOK {
+					t.Fatalf("keys: %d", status)
+				}
+				var d struct{ Delivered bool }
+				until(t, 30*time.Second, "first prompt after trusting", func() (bool, string) {
+					status, err := api.post("/api/v1/sessions/codex/"+created.ID+"/message", map[string]any{"text": "hello hosted agent"}, &d)
+					return err == nil && status == http.StatusOK && d.Delivered, fmt.Sprint(status, d, err)
+				})
+				created.Prompt.Delivered, created.Prompt.By = true, "a message once its hooks were trusted"
+			}
+			if err != nil || status != http.StatusCreated || !created.Prompt.Delivered {
+				t.Fatalf("create: %d %+v %v", status, created, err)
+			}
+			t.Logf("%s: first prompt delivered by %s", cli, created.Prompt.By)
+			// The card's key may change once the agent names its session.
+			var key string
+			until(t, 30*time.Second, "card with a session id", func() (bool, string) {
+				s, ok := api.liveSession(string(cli))
+				key = s.ID
+				return ok && !strings.HasPrefix(s.ID, "pending-") && !s.External, fmt.Sprintf("%+v", s)
+			})
+			base := "/api/v1/sessions/" + string(cli) + "/" + key
+			until(t, 30*time.Second, "first reply", func() (bool, string) {
+				var sc struct{ Screen string }
+				_ = api.get(base+"/screen", &sc)
+				return strings.Contains(sc.Screen, mockmodel.PlainReply(1)), sc.Screen
+			})
+			if status, _ := api.post(base+"/kill", nil, nil); status != http.StatusOK {
+				t.Fatalf("kill: %d", status)
+			}
+			var resumed struct {
+				Key   string
+				Fresh bool
+			}
+			if status, err := api.post(base+"/resume", nil, &resumed); err != nil || status != http.StatusOK || resumed.Fresh {
+				t.Fatalf("resume: %d %+v %v", status, resumed, err)
+			}
+			rbase := "/api/v1/sessions/" + strings.Replace(resumed.Key, ":", "/", 1)
+			until(t, 30*time.Second, "resumed agent shows the old conversation", func() (bool, string) {
+				var sc struct{ Screen string }
+				_ = api.get(rbase+"/screen", &sc)
+				return strings.Contains(sc.Screen, "hello hosted agent"), sc.Screen
+			})
+			var d struct{ Delivered bool }
+			if status, err := api.post(rbase+"/message", map[string]any{"text": "after the resume"}, &d); err != nil || status != http.StatusOK || !d.Delivered {
+				t.Fatalf("message after resume: %d %+v %v", status, d, err)
+			}
+			if status, _ := api.post(rbase+"/kill", nil, nil); status != http.StatusOK {
+				t.Fatalf("kill after resume: %d", status)
+			}
+		})
 	}
 }

@@ -320,6 +320,9 @@ var blockers = []struct {
 	// "Do you trust the contents of this directory?".
 	{regexp.MustCompile(`(?i)do you trust|trust this folder\?|trust (the files|the authors|the contents)|project you .*trust`), "whether to trust this folder"},
 	{regexp.MustCompile(`(?i)select login method|sign in with|log ?in to|paste (your )?(api )?key`), "to log in"},
+	// Codex 0.169.0: "Hooks need review … 1. Review hooks 2. Trust all and
+	// continue" — trusting hooks is the user's call, once.
+	{regexp.MustCompile(`(?i)hooks need review`), "whether to trust the hooks installed for it (review or trust them once, in its terminal)"},
 	{regexp.MustCompile(`(?i)choose the text style|select a theme`), "its first-run setup"},
 }
 
@@ -350,7 +353,7 @@ func (m *Manager) waitReady(ctx context.Context, t *terminal) error {
 		}
 		screen, _ := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{})
 		hooked := false
-		if c, ok := m.opts.Live.ByTerminal(t.id); ok && c.State != hookstate.StateConnecting {
+		if c, ok := m.opts.Live.ByTerminal(t.id); ok && !c.LastEvent.IsZero() {
 			hooked = true
 		}
 		if screen != last {
@@ -473,7 +476,7 @@ func (m *Manager) confirm(ctx context.Context, t *terminal, text string, before 
 			c.State == hookstate.StatePrompting || c.State == hookstate.StateWorking) {
 			return "hook", true
 		}
-		if !ok || c.State == hookstate.StateConnecting {
+		if !ok || c.LastEvent.IsZero() { // no hook ever came: hooks not installed
 			if s, err := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{}); err == nil && s != pre && strings.Contains(s, firstLine(text)) {
 				return "screen", true
 			}
