@@ -182,7 +182,13 @@ func (s *Server) apiSession(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"session": toJSON(e)})
+	resp := map[string]any{"session": toJSON(e)}
+	if s.opts.Hosting != nil && e.card != nil && e.card.TerminalID != "" {
+		if h, err := s.opts.Hosting.Health(c.Request().Context(), *e.card, s.opts.Now()); err == nil {
+			resp["health"] = h
+		}
+	}
+	return c.JSON(http.StatusOK, resp)
 }
 
 // apiMessages returns one page of the conversation, oldest first. The

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v5"
 
@@ -24,6 +25,7 @@ type Hosting interface {
 	Kill(ctx context.Context, c live.Card) error
 	Installed() []string
 	Resume(ctx context.Context, r hosted.Resumable) (hosted.Created, error)
+	Health(ctx context.Context, c live.Card, now time.Time) (hosted.Health, error)
 }
 
 var errNoHosting = newError(http.StatusNotImplemented, "hosting_unavailable", "This paddock cannot start agents: tmux is not available to it.")

@@ -105,6 +105,18 @@ func TestHostedClaudeEndToEnd(t *testing.T) {
 		t.Fatalf("message: %d %+v %v", status, d, err)
 	}
 	screenShows("second reply", mockmodel.PlainReply(2))
+	var one struct {
+		Health struct {
+			Alive        bool
+			AgentRunning bool   `json:"agent_running"`
+			Transcript   bool   `json:"has_transcript"`
+			Command      string `json:"pane_command"`
+			Stalled      bool
+		}
+	}
+	if err := api.get(base, &one); err != nil || !one.Health.Alive || !one.Health.AgentRunning || !one.Health.Transcript || one.Health.Stalled || one.Health.Command == "" {
+		t.Fatalf("health %+v %v", one.Health, err)
+	}
 
 	// An approval dialog, dismissed with Escape from the phone.
 	if status, err := api.post(base+"/message", map[string]any{"text": "please RUN the hosted check"}, &d); err != nil || status != http.StatusOK || !d.Delivered {

@@ -41,6 +41,7 @@ type Terminals interface {
 	SendKeys(ctx context.Context, p tmux.Pane, keys ...string) error
 	Capture(ctx context.Context, p tmux.Pane, opts tmux.CaptureOptions) (string, error)
 	Alive(ctx context.Context, p tmux.Pane) (bool, error)
+	Status(ctx context.Context, p tmux.Pane) (tmux.Info, error)
 	Kill(ctx context.Context, p tmux.Pane) error
 }
 
@@ -746,4 +747,58 @@ func (m *Manager) RunSleeper(ctx context.Context, limit time.Duration) error {
 			m.SleepIdle(ctx, now, limit)
 		}
 	}
+}
+
+// StallAfter is how long a working session may go without output or a
+// hook before health calls it stalled (seed 001's stall detection).
+const StallAfter = 5 * time.Minute
+
+// Health is a hosted session's health (seed 001 getHealth).
+type Health struct {
+	Alive        bool      `json:"alive"`         // the window exists and its program runs
+	Window       bool      `json:"window"`        // the window exists (perhaps with an exited program)
+	AgentRunning bool      `json:"agent_running"` // the agent process runs
+	Command      string    `json:"pane_command,omitempty"`
+	State        string    `json:"state"`
+	Transcript   bool      `json:"has_transcript"`
+	LastActivity time.Time `json:"last_activity,omitzero"` // newest of the pane's output and the last hook
+	Age          string    `json:"age"`
+	Stalled      bool      `json:"stalled"`
+	Hint         string    `json:"hint,omitempty"`
+}
+
+// Health reports on a hosted session at now.
+func (m *Manager) Health(ctx context.Context, c live.Card, now time.Time) (Health, error) {
+	t, err := m.hostedCard(c)
+	if err != nil {
+		return Health{}, err
+	}
+	h := Health{State: string(c.State), Age: now.Sub(t.started).Round(time.Second).String(), LastActivity: c.LastEvent}
+	if c.Transcript != "" {
+		if _, err := os.Stat(c.Transcript); err == nil {
+			h.Transcript = true
+		}
+	}
+	in, err := m.opts.Terminals.Status(ctx, t.pane)
+	switch {
+	case errors.Is(err, tmux.ErrNoPane), errors.Is(err, tmux.ErrNoServer):
+		h.Hint = "Its terminal is gone: the agent exited or was killed. Resume brings it back."
+		return h, nil
+	case err != nil:
+		return h, err
+	}
+	h.Window, h.Alive, h.Command = true, !in.Dead, in.Command
+	h.AgentRunning = !in.Dead && proc.Alive(t.pane.PID)
+	if in.Activity.After(h.LastActivity) {
+		h.LastActivity = in.Activity
+	}
+	switch {
+	case in.Dead:
+		h.Hint = "The agent exited; its last screen is kept. Resume starts it again."
+	case (c.State == hookstate.StateWorking || c.State == hookstate.StatePrompting) && !h.LastActivity.IsZero() && now.Sub(h.LastActivity) > StallAfter:
+		h.Stalled = true
+		h.Hint = fmt.Sprintf("No output and no hook for %s while working: look at the terminal; Ctrl-C interrupts, Kill and Resume restart it.",
+			now.Sub(h.LastActivity).Round(time.Minute))
+	}
+	return h, nil
 }

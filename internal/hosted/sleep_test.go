@@ -80,3 +80,56 @@ func TestSleepIdle(t *testing.T) {
 		t.Fatalf("windows after sleep: %+v %v, want only the working one", infos, err)
 	}
 }
+
+func TestHealthCallsAQuietWorkingSessionStalled(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("E2E_REQUIRED") != "" {
+			t.Fatal("tmux not installed (E2E_REQUIRED is set)")
+		}
+		t.Skip("tmux not installed")
+	}
+	ctx := t.Context()
+	dir := t.TempDir()
+	terms, err := tmux.New(ctx, dir, tmux.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = terms.KillServer(context.Background()) })
+	agent := filepath.Join(dir, "pi")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\necho working\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	states := live.New(live.Options{})
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go states.Run(runCtx)
+	m := New(Options{Terminals: terms, Live: states, LookPath: func(string) (string, error) { return agent, nil }})
+	c, err := m.Create(ctx, Request{Runtime: "pi", Workdir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := hookstate.Event{Runtime: "pi", SessionID: "s1", Name: "agent_start", Kind: hookstate.KindPrompt,
+		Relay: hookstate.RelayInfo{TerminalID: c.TerminalID, TTY: "/dev/pts/1", SentAt: time.Now()}}
+	states.HookEvent(ctx, ev)
+	var card live.Card
+	for range 200 {
+		if card, _ = states.ByTerminal(c.TerminalID); card.State == hookstate.StatePrompting {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h, err := m.Health(ctx, card, time.Now())
+	if err != nil || !h.Alive || !h.AgentRunning || h.Stalled {
+		t.Fatalf("health now: %+v %v", h, err)
+	}
+	h, err = m.Health(ctx, card, time.Now().Add(StallAfter+time.Minute))
+	if err != nil || !h.Stalled || h.Hint == "" {
+		t.Fatalf("health after a quiet spell: %+v %v", h, err)
+	}
+	if err := m.Kill(ctx, card); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Health(ctx, card, time.Now()); err == nil {
+		t.Fatal("health of a killed session")
+	}
+}
