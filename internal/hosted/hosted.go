@@ -101,6 +101,12 @@ type Manager struct {
 
 	mu    sync.Mutex
 	terms map[string]*terminal // by terminal id
+
+	// attached is closed once Reattach has put back the terminals of the
+	// last run (at once without persistence): until then a session may
+	// look unhosted only because it has not been re-attached yet.
+	attached     chan struct{}
+	attachedOnce sync.Once
 }
 
 // terminal is one hosted agent.
@@ -136,7 +142,25 @@ func New(o Options) *Manager {
 	if o.Attempts <= 0 {
 		o.Attempts = 3
 	}
-	return &Manager{opts: o, log: o.Logger, terms: map[string]*terminal{}}
+	m := &Manager{opts: o, log: o.Logger, terms: map[string]*terminal{}, attached: make(chan struct{})}
+	if o.Persist == nil {
+		m.markAttached()
+	}
+	return m
+}
+
+func (m *Manager) markAttached() { m.attachedOnce.Do(func() { close(m.attached) }) }
+
+// reattachWait bounds how long a request waits for Reattach.
+const reattachWait = 15 * time.Second
+
+// waitAttached waits (bounded) for Reattach before a session is looked up.
+func (m *Manager) waitAttached(ctx context.Context) {
+	select {
+	case <-m.attached:
+	case <-ctx.Done():
+	case <-time.After(reattachWait):
+	}
 }
 
 // Request is a new hosted session.
@@ -292,7 +316,8 @@ func (m *Manager) start(ctx context.Context, id string, r Request, argv, env []s
 }
 
 // hostedCard finds the hosted terminal behind a live card.
-func (m *Manager) hostedCard(c live.Card) (*terminal, error) {
+func (m *Manager) hostedCard(ctx context.Context, c live.Card) (*terminal, error) {
+	m.waitAttached(ctx)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.terms[c.TerminalID]
@@ -385,7 +410,7 @@ func (m *Manager) waitReady(ctx context.Context, t *terminal) error {
 
 // Send types a message into a hosted session and verifies it arrived.
 func (m *Manager) Send(ctx context.Context, c live.Card, text string) (Delivery, error) {
-	t, err := m.hostedCard(c)
+	t, err := m.hostedCard(ctx, c)
 	if err != nil {
 		return Delivery{}, err
 	}
@@ -532,7 +557,7 @@ func (m *Manager) tail(ctx context.Context, t *terminal) string {
 // Keys presses keys in a hosted session: interrupt (C-c), Escape, and the
 // key bar's keys (tmux's allowlist decides).
 func (m *Manager) Keys(ctx context.Context, c live.Card, keys ...string) error {
-	t, err := m.hostedCard(c)
+	t, err := m.hostedCard(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -550,7 +575,7 @@ func (m *Manager) Keys(ctx context.Context, c live.Card, keys ...string) error {
 
 // Screen is the hosted terminal's text with scrollBack lines of history.
 func (m *Manager) Screen(ctx context.Context, c live.Card, scrollBack int) (string, error) {
-	t, err := m.hostedCard(c)
+	t, err := m.hostedCard(ctx, c)
 	if err != nil {
 		return "", err
 	}
@@ -564,7 +589,7 @@ func (m *Manager) Screen(ctx context.Context, c live.Card, scrollBack int) (stri
 // Kill ends a hosted session: its window (and the agent in it) is closed
 // and its card ends at once.
 func (m *Manager) Kill(ctx context.Context, c live.Card) error {
-	t, err := m.hostedCard(c)
+	t, err := m.hostedCard(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -635,7 +660,7 @@ func (m *Manager) Resume(ctx context.Context, r Resumable) (Created, error) {
 		return Created{}, err
 	}
 	// A dead window of an earlier run of this card goes first.
-	if t, err := m.hostedCard(r.Card); err == nil {
+	if t, err := m.hostedCard(ctx, r.Card); err == nil {
 		_ = m.opts.Terminals.Kill(ctx, t.pane)
 		m.mu.Lock()
 		delete(m.terms, t.id)
@@ -769,7 +794,7 @@ type Health struct {
 
 // Health reports on a hosted session at now.
 func (m *Manager) Health(ctx context.Context, c live.Card, now time.Time) (Health, error) {
-	t, err := m.hostedCard(c)
+	t, err := m.hostedCard(ctx, c)
 	if err != nil {
 		return Health{}, err
 	}

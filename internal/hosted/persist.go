@@ -63,6 +63,7 @@ type Reattached struct {
 // both go.
 func (m *Manager) Reattach(ctx context.Context, rec Reconciler, restored <-chan struct{}) (Reattached, error) {
 	var out Reattached
+	defer m.markAttached()
 	if m.opts.Persist == nil {
 		return out, nil
 	}
