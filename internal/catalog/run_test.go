@@ -13,7 +13,9 @@ import (
 )
 
 func TestLoadedOnlyAfterFirstScan(t *testing.T) {
-	started := make(chan struct{})
+	// Buffered: the scan may run before the test reaches <-started, and
+	// its non-blocking send must not be lost (a hang under load).
+	started := make(chan struct{}, 1)
 	release := make(chan struct{})
 	fs := &fakeScanner{name: "claude", scanFn: func(ctx context.Context, _ int, _ []string) ([]session.Info, error) {
 		select {
