@@ -53,6 +53,14 @@ func decodeJSON(c *echo.Context, v any) error {
 	return nil
 }
 
+// hostedLiveCard is liveCard when this paddock can host sessions at all.
+func (s *Server) hostedLiveCard(c *echo.Context) (live.Card, error) {
+	if s.opts.Hosting == nil {
+		return live.Card{}, errNoHosting
+	}
+	return s.liveCard(c)
+}
+
 // liveCard is the live card of the session in the path; a session with no
 // card is not hosted.
 func (s *Server) liveCard(c *echo.Context) (live.Card, error) {
@@ -95,10 +103,7 @@ func (s *Server) apiCreateSession(c *echo.Context) error {
 // apiSendMessage types a message into a hosted session and says whether it
 // arrived.
 func (s *Server) apiSendMessage(c *echo.Context) error {
-	if s.opts.Hosting == nil {
-		return errNoHosting
-	}
-	card, err := s.liveCard(c)
+	card, err := s.hostedLiveCard(c)
 	if err != nil {
 		return err
 	}
@@ -117,10 +122,7 @@ func (s *Server) apiSendMessage(c *echo.Context) error {
 
 // apiControl is interrupt (Ctrl-C), escape and kill.
 func (s *Server) apiControl(c *echo.Context) error {
-	if s.opts.Hosting == nil {
-		return errNoHosting
-	}
-	card, err := s.liveCard(c)
+	card, err := s.hostedLiveCard(c)
 	if err != nil {
 		return err
 	}
@@ -145,10 +147,7 @@ func (s *Server) apiControl(c *echo.Context) error {
 // apiKeys presses named keys (the phone's key bar: Esc, Tab, Ctrl-C,
 // arrows, Enter, 1-4).
 func (s *Server) apiKeys(c *echo.Context) error {
-	if s.opts.Hosting == nil {
-		return errNoHosting
-	}
-	card, err := s.liveCard(c)
+	card, err := s.hostedLiveCard(c)
 	if err != nil {
 		return err
 	}
@@ -169,10 +168,7 @@ func (s *Server) apiKeys(c *echo.Context) error {
 
 // apiScreen is the hosted terminal's text.
 func (s *Server) apiScreen(c *echo.Context) error {
-	if s.opts.Hosting == nil {
-		return errNoHosting
-	}
-	card, err := s.liveCard(c)
+	card, err := s.hostedLiveCard(c)
 	if err != nil {
 		return err
 	}

@@ -17,28 +17,8 @@ import (
 // session past the limit has its window closed and its card marked
 // asleep; a working one, or one idle for less, is left alone.
 func TestSleepIdle(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("E2E_REQUIRED") != "" {
-			t.Fatal("tmux not installed (E2E_REQUIRED is set)")
-		}
-		t.Skip("tmux not installed")
-	}
 	ctx := t.Context()
-	dir := t.TempDir()
-	terms, err := tmux.New(ctx, dir, tmux.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = terms.KillServer(context.Background()) })
-	agent := filepath.Join(dir, "pi")
-	if err := os.WriteFile(agent, []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	states := live.New(live.Options{})
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go states.Run(runCtx)
-	m := New(Options{Terminals: terms, Live: states, LookPath: func(string) (string, error) { return agent, nil }})
+	m, terms, states, dir := standIn(t, "exec sleep 600")
 
 	start := func(kind hookstate.Kind) Created {
 		c, err := m.Create(ctx, Request{Runtime: "pi", Workdir: dir})
@@ -82,28 +62,8 @@ func TestSleepIdle(t *testing.T) {
 }
 
 func TestHealthCallsAQuietWorkingSessionStalled(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("E2E_REQUIRED") != "" {
-			t.Fatal("tmux not installed (E2E_REQUIRED is set)")
-		}
-		t.Skip("tmux not installed")
-	}
 	ctx := t.Context()
-	dir := t.TempDir()
-	terms, err := tmux.New(ctx, dir, tmux.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = terms.KillServer(context.Background()) })
-	agent := filepath.Join(dir, "pi")
-	if err := os.WriteFile(agent, []byte("#!/bin/sh\necho working\nexec sleep 600\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	states := live.New(live.Options{})
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go states.Run(runCtx)
-	m := New(Options{Terminals: terms, Live: states, LookPath: func(string) (string, error) { return agent, nil }})
+	m, _, states, dir := standIn(t, "echo working; exec sleep 600")
 	c, err := m.Create(ctx, Request{Runtime: "pi", Workdir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -132,4 +92,32 @@ func TestHealthCallsAQuietWorkingSessionStalled(t *testing.T) {
 	if _, err := m.Health(ctx, card, time.Now()); err == nil {
 		t.Fatal("health of a killed session")
 	}
+}
+
+// standIn is a Manager over a real tmux server in a temp dir and a running
+// live state, whose only agent ("pi") is a shell script running script.
+func standIn(t *testing.T, script string) (*Manager, *tmux.Server, *live.Service, string) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("E2E_REQUIRED") != "" {
+			t.Fatal("tmux not installed (E2E_REQUIRED is set)")
+		}
+		t.Skip("tmux not installed")
+	}
+	dir := t.TempDir()
+	terms, err := tmux.New(t.Context(), dir, tmux.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = terms.KillServer(context.Background()) })
+	agent := filepath.Join(dir, "pi")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	states := live.New(live.Options{})
+	runCtx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	go states.Run(runCtx)
+	m := New(Options{Terminals: terms, Live: states, LookPath: func(string) (string, error) { return agent, nil }})
+	return m, terms, states, dir
 }
