@@ -339,6 +339,23 @@ func TestHostedOtherAgents(t *testing.T) {
 				}
 			}
 			status, err := api.post("/api/v1/sessions", map[string]any{"runtime": string(cli), "workdir": agent.Cwd, "prompt": "hello hosted agent"}, &created)
+			if cli == agenttest.Codex && err == nil && status == http.StatusCreated && created.Prompt.Delivered {
+				// A slow start can show Codex's input before its one-time
+				// "Hooks need review" question: the prompt went in, then
+				// the question comes up. The user answers it (key bar).
+				var sc struct{ Screen string }
+				for range 50 {
+					if _ = api.get("/api/v1/sessions/codex/"+created.ID+"/screen", &sc); strings.Contains(sc.Screen, "Hooks need review") {
+						break
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+				if strings.Contains(sc.Screen, "Hooks need review") {
+					if status, _ := api.post("/api/v1/sessions/codex/"+created.ID+"/keys", map[string]any{"keys": []string{"Down", "Enter"}}, nil); status != http.StatusOK {
+						t.Fatalf("keys: %d", status)
+					}
+				}
+			}
 			if cli == agenttest.Codex && err == nil && status == http.StatusCreated && !created.Prompt.Delivered {
 				// Codex asks once whether to trust the new hooks: paddock
 				// typed nothing into that question and said so; the user

@@ -385,11 +385,14 @@ func (m *Manager) waitReady(ctx context.Context, t *terminal) error {
 		if screen != last {
 			last, since = screen, time.Now()
 		}
+		if q := blocker(screen); q != "" && time.Since(since) >= stableFor {
+			return fmt.Errorf("%s is asking %s; answer it in its terminal first", t.runtime, q)
+		}
 		// Without a hook, wait longer on the screen alone: the CLI may not
 		// have paddock's hooks installed.
 		settle := stableFor
 		if !hooked {
-			settle = 3 * stableFor
+			settle = 4 * stableFor
 		}
 		if strings.TrimSpace(screen) != "" && time.Since(since) >= settle && (hooked || time.Since(t.started) > 5*time.Second) {
 			// A question of the agent's own (trust this folder? log in?)
@@ -459,6 +462,13 @@ func (m *Manager) deliver(ctx context.Context, t *terminal, text string) (Delive
 			}
 		}
 		pre, _ := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{})
+		// A question of the agent's own that came up meanwhile (a slow
+		// start): Enter would answer it. Leave it to the user.
+		if q := blocker(pre); q != "" {
+			d.Reason = fmt.Sprintf("%s is asking %s; answer it in its terminal first", t.runtime, q)
+			d.Screen = m.tail(ctx, t)
+			return d, nil
+		}
 		if err := m.opts.Terminals.SendKeys(ctx, t.pane, "Enter"); err != nil {
 			return d, fmt.Errorf("hosted: %w", err)
 		}
