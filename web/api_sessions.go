@@ -79,7 +79,7 @@ func toJSON(e entry) sessionJSON {
 		ParentKey: in.ParentKey, HistoryPath: in.Path, URL: sessionURL(in.Key()),
 	}
 	if c := e.card; c != nil {
-		j.Live = c.State != hookstate.StateEnded && c.State != hookstate.StateAsleep
+		j.Live = !c.State.Over()
 		j.Attention = string(c.Attention)
 		j.StateSince = timePtr(c.Since)
 		j.LastEvent = timePtr(c.LastEvent)

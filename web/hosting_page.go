@@ -148,7 +148,7 @@ func (s *Server) result(c *echo.Context, err error) error {
 
 // hostedLive reports whether a card is a running hosted session.
 func hostedLive(st hookstate.State, terminalID string) bool {
-	return terminalID != "" && st != hookstate.StateEnded && st != hookstate.StateAsleep
+	return terminalID != "" && !st.Over()
 }
 
 // keyFromPage is one key of the terminal view's key bar.

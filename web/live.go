@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -59,12 +58,11 @@ func (e entry) sortTime() time.Time {
 
 // infoFromCard is the history entry of a session paddock knows only from
 // its hooks so far (no history file yet, or a runtime without a scanner).
-func infoFromCard(c live.Card) session.Info {
-	home, _ := os.UserHomeDir()
+func infoFromCard(c live.Card, home string) session.Info {
 	return session.Info{
 		Runtime: c.Key.Runtime, ID: c.Key.ID, Cwd: c.Cwd, Project: session.ShortProject(c.Cwd, home),
 		Title: c.LastPrompt, LastPrompt: c.LastPrompt, Updated: c.LastEvent, Model: c.Model,
-		Live: c.State != hookstate.StateEnded && c.State != hookstate.StateAsleep, PID: c.PID, Path: c.Transcript,
+		Live: !c.State.Over(), PID: c.PID, Path: c.Transcript,
 	}
 }
 
@@ -98,7 +96,7 @@ func (s *Server) entries(f catalog.Filter) []entry {
 	}
 	for _, c := range cards {
 		if _, left := byKey[c.Key]; left {
-			out = append(out, entry{info: infoFromCard(c), card: &c})
+			out = append(out, entry{info: infoFromCard(c, s.home), card: &c})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b entry) int { return b.sortTime().Compare(a.sortTime()) })
@@ -118,7 +116,7 @@ func (s *Server) entry(ctx context.Context, k session.Key) (entry, error) {
 		}
 		return e, nil
 	case hasCard && errors.Is(err, session.ErrNotFound):
-		return entry{info: infoFromCard(c), card: &c}, nil
+		return entry{info: infoFromCard(c, s.home), card: &c}, nil
 	}
 	return entry{}, err
 }
@@ -259,7 +257,7 @@ func teamActive(lead entry, ms []int, es []entry, now time.Time) bool {
 			continue
 		}
 		st := e.card.State
-		if st != hookstate.StateEnded && st != hookstate.StateAsleep || now.Sub(e.card.Since) <= teamLinger {
+		if !st.Over() || now.Sub(e.card.Since) <= teamLinger {
 			return true
 		}
 	}

@@ -132,7 +132,7 @@ func (s *Server) card(e entry) views.Card {
 		StateLabel:  label,
 	}
 	if c := e.card; c != nil {
-		live = c.State != hookstate.StateEnded && c.State != hookstate.StateAsleep
+		live = !c.State.Over()
 		v.Attention = string(c.Attention)
 		v.Terminal = c.Terminal
 		v.External = c.External
@@ -233,7 +233,7 @@ func (s *Server) sessionView(e entry, msgs []session.Message) views.Session {
 		Conversation: s.conversationPage(e.key(), msgs, len(msgs)),
 		Total:        len(msgs),
 	}
-	v.CanResume = s.opts.Hosting != nil && !e.info.Live && (e.card == nil || e.card.State == hookstate.StateEnded || e.card.State == hookstate.StateAsleep)
+	v.CanResume = s.opts.Hosting != nil && !e.info.Live && (e.card == nil || e.card.State.Over())
 	if c := e.card; c != nil {
 		if c.Model != "" {
 			v.Model = c.Model

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/labstack/echo/v5"
@@ -65,6 +66,7 @@ type Server struct {
 	assets  *static.Assets
 	chroma  *static.Asset
 	live    Live
+	home    string // for project names of cards known only from hooks
 	hub     *hub
 	started time.Time
 	https   *echo.Echo
@@ -100,6 +102,7 @@ func New(opts Options) (*Server, error) {
 		started: opts.Now(),
 		live:    opts.Live,
 	}
+	s.home, _ = os.UserHomeDir()
 	if s.live == nil {
 		s.live = noLive{}
 	}

@@ -25,9 +25,6 @@ import (
 // answered, an approval dialog is dismissed with Escape, and Kill ends the
 // session. Bad requests get clear errors and start nothing.
 func TestHostedClaudeEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives the real agent CLIs")
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	agent, _, api := hostingServe(t, ctx)
@@ -262,9 +259,6 @@ func killHostedTmux(t *testing.T, dataDir string) {
 // reconcile: recovered), while a session killed behind its back meanwhile
 // ends (orphaned).
 func TestHostedSurvivesRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives the real agent CLIs")
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	agent, srv, api, env := hostingServeEnv(t, ctx)
@@ -322,9 +316,6 @@ func TestHostedSurvivesRestart(t *testing.T) {
 // Codex runs its hooks only once they are trusted, which a hosted start
 // does not bypass: its delivery is judged by its screen.
 func TestHostedOtherAgents(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives the real agent CLIs")
-	}
 	for _, cli := range []agenttest.CLI{agenttest.Codex, agenttest.OpenCode, agenttest.Pi} {
 		t.Run(string(cli), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)

@@ -52,9 +52,6 @@ func inOrder(got, want []string) bool {
 // state at each step and its history idle → prompting → working →
 // (approval →) waiting → ended in order.
 func TestLiveStateEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives the real agent CLIs")
-	}
 	for _, tc := range []struct {
 		name string
 		cli  agenttest.CLI
@@ -127,9 +124,6 @@ func TestLiveStateEndToEnd(t *testing.T) {
 // the API and the history in order. OpenCode reports no exit event: its
 // end comes from the process check.
 func TestLiveStatePlainTurn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives the real agent CLIs")
-	}
 	for _, tc := range []struct {
 		cli  agenttest.CLI
 		want []string

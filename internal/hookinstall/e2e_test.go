@@ -63,9 +63,6 @@ func calls(log string) []string {
 // arguments). It needs the pinned CLIs (.ci/install-agents); without them it
 // skips, and fails under E2E_REQUIRED=1.
 func TestRealCLIsRunInstalledHooks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives the real agent CLIs")
-	}
 	cases := []struct {
 		cli     agenttest.CLI
 		runtime string
@@ -165,9 +162,6 @@ func hasInOrder(got []string, runtime string, want []string) bool {
 // others, in print mode: `kimi doctor` accepts the config paddock wrote and
 // `kimi -p` runs paddock's hooks.
 func TestRealKimiRunsInstalledHooks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives the real agent CLIs")
-	}
 	kimi := filepath.Join(agenttest.AgentsDir(t), "bin", "kimi")
 	if _, err := os.Stat(kimi); err != nil {
 		if os.Getenv(agenttest.EnvRequired) == "1" {

@@ -227,16 +227,14 @@ func readRelay(f fields, r *RelayInfo) {
 	if n := p.int("ppid"); n > 0 {
 		r.PPID = n
 	}
-	r.TTY = cmpOr(p.str("tty"), r.TTY)
-	r.TermProgram = cmpOr(p.str("term_program"), r.TermProgram)
-	r.TmuxPane = cmpOr(p.str("tmux_pane"), r.TmuxPane)
-	r.ParentSessionID = cmpOr(p.str("parent_session_id"), r.ParentSessionID)
+	r.TTY = cmp.Or(p.str("tty"), r.TTY)
+	r.TermProgram = cmp.Or(p.str("term_program"), r.TermProgram)
+	r.TmuxPane = cmp.Or(p.str("tmux_pane"), r.TmuxPane)
+	r.ParentSessionID = cmp.Or(p.str("parent_session_id"), r.ParentSessionID)
 	if t := jsonTime(p["sent_at"]); !t.IsZero() {
 		r.SentAt = t
 	}
 }
-
-func cmpOr(ss ...string) string { return cmp.Or(ss...) }
 
 // jsonTime reads an RFC 3339 string or a Unix time in seconds or
 // milliseconds; anything else, or a time outside 2000–2200, is zero.

@@ -1,6 +1,9 @@
 package hookstate
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // OpenCode 1.18 plugin events (recorded in
 // ../shared/fixtures/real/opencode-1.18.33/plugin-events.log). Three shapes
@@ -143,7 +146,7 @@ func decodeOpenCodeBus(installed string, f fields, ev Event) (Event, error) {
 	info, part := p.obj("info"), p.obj("part")
 	ev.SessionID = p.firstStr("sessionID")
 	if ev.SessionID == "" {
-		ev.SessionID = cmpOr(part.str("sessionID"), info.str("sessionID"))
+		ev.SessionID = cmp.Or(part.str("sessionID"), info.str("sessionID"))
 	}
 	if ev.SessionID == "" && strings.HasPrefix(name, "session.") {
 		ev.SessionID = info.str("id")

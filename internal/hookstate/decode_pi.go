@@ -1,5 +1,7 @@
 package hookstate
 
+import "cmp"
+
 // Pi 0.73 has no hook config: an extension forwards its lifecycle events.
 // The accepted record is the one recorded in
 // ../shared/fixtures/real/pi-0.73.1/extension-events.log:
@@ -35,7 +37,7 @@ func decodePi(installed string, f fields) (Event, error) {
 	if payload == nil {
 		payload = f.obj("event")
 	}
-	name := cmpOr(f.str("event"), f.str("hook_event_name"))
+	name := cmp.Or(f.str("event"), f.str("hook_event_name"))
 	if name == "" {
 		name = payload.str("type")
 	}
@@ -59,15 +61,15 @@ func decodePi(installed string, f fields) (Event, error) {
 		Kind:           KindActivity,
 		Time:           unixTime(numOr(f, "ts")),
 		Cwd:            f.str("cwd"),
-		TranscriptPath: cmpOr(f.str("sessionFile"), f.str("session_file")),
-		ToolName:       cmpOr(payload.str("toolName"), f.str("tool_name")),
-		ToolUseID:      cmpOr(payload.str("toolCallId"), f.str("toolCallId"), f.str("tool_call_id")),
+		TranscriptPath: cmp.Or(f.str("sessionFile"), f.str("session_file")),
+		ToolName:       cmp.Or(payload.str("toolName"), f.str("tool_name")),
+		ToolUseID:      cmp.Or(payload.str("toolCallId"), f.str("toolCallId"), f.str("tool_call_id")),
 		Source:         payload.str("reason"),
 	}
 	if pid := f.int("pid"); pid > 0 {
 		ev.Relay.PID = pid
 	}
-	ev.ToolSummary = cmpOr(summarize(payload["args"]), summarize(payload["input"]), summarize(f["input"]))
+	ev.ToolSummary = cmp.Or(summarize(payload["args"]), summarize(payload["input"]), summarize(f["input"]))
 	switch name {
 	case "session_start":
 		ev.Kind = KindSessionStart
@@ -82,7 +84,7 @@ func decodePi(installed string, f fields) (Event, error) {
 		ev.Kind = KindToolEnd
 	case "permission_asked":
 		ev.Kind = KindPermission
-		ev.ToolName = cmpOr(f.str("toolName"), "bash") // the gate guards bash
+		ev.ToolName = cmp.Or(f.str("toolName"), "bash") // the gate guards bash
 		ev.ToolSummary = clip(f.str("command"), maxSummary)
 	case "permission_decided":
 		ev.Kind = KindReplied

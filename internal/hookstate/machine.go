@@ -165,7 +165,7 @@ func (m *Machine) applyStale(ev Event, at time.Time) {
 }
 
 func (m *Machine) apply(ev Event, at time.Time) {
-	if m.state == StateEnded || m.state == StateAsleep {
+	if m.state.Over() {
 		if !ev.Kind.revives() {
 			return
 		}
@@ -331,7 +331,7 @@ func (m *Machine) Tick(now time.Time, f Facts) (changed bool) {
 			m.lastOutput = out
 		}
 	}
-	if f.Process == ProcessGone && m.state != StateEnded && m.state != StateAsleep {
+	if f.Process == ProcessGone && !m.state.Over() {
 		m.clearTurn(now)
 		m.subagents = 0
 		m.enter(StateEnded, now, false)

@@ -27,6 +27,10 @@ func States() []State {
 		StateApproval, StateInput, StateWaiting, StateEnded, StateAsleep}
 }
 
+// Over reports whether the session is not running: ended, or asleep
+// (paddock closed its terminal).
+func (s State) Over() bool { return s == StateEnded || s == StateAsleep }
+
 // NeedsUser reports whether the state is one of the "needs you" states.
 func (s State) NeedsUser() bool { return s == StateApproval || s == StateInput }
 

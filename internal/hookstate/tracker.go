@@ -1,7 +1,6 @@
 package hookstate
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
@@ -34,12 +33,8 @@ func (t *Tracker) Keys() []session.Key {
 	for k := range t.machines {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, compareKeys)
+	slices.SortFunc(keys, session.Key.Compare)
 	return keys
-}
-
-func compareKeys(a, b session.Key) int {
-	return cmp.Or(cmp.Compare(a.Runtime, b.Runtime), cmp.Compare(a.ID, b.ID))
 }
 
 // Open returns the machine of key, creating an idle one at now when there
@@ -94,7 +89,7 @@ func (t *Tracker) Tick(now time.Time, facts map[session.Key]Facts) []session.Key
 			changed = append(changed, k)
 		}
 	}
-	slices.SortFunc(changed, compareKeys)
+	slices.SortFunc(changed, session.Key.Compare)
 	return changed
 }
 

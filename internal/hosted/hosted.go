@@ -385,6 +385,8 @@ func (m *Manager) waitReady(ctx context.Context, t *terminal) error {
 		if screen != last {
 			last, since = screen, time.Now()
 		}
+		// A question of the agent's own (trust this folder? log in?) must
+		// be answered by the user: a prompt typed now would answer it.
 		if q := blocker(screen); q != "" && time.Since(since) >= stableFor {
 			return fmt.Errorf("%s is asking %s; answer it in its terminal first", t.runtime, q)
 		}
@@ -395,12 +397,6 @@ func (m *Manager) waitReady(ctx context.Context, t *terminal) error {
 			settle = 4 * stableFor
 		}
 		if strings.TrimSpace(screen) != "" && time.Since(since) >= settle && (hooked || time.Since(t.started) > 5*time.Second) {
-			// A question of the agent's own (trust this folder? log in?)
-			// must be answered by the user: a prompt typed now would
-			// answer it for them.
-			if q := blocker(screen); q != "" {
-				return fmt.Errorf("%s is asking %s; answer it in its terminal first", t.runtime, q)
-			}
 			return nil
 		}
 		select {
@@ -661,7 +657,7 @@ func (m *Manager) Resume(ctx context.Context, r Resumable) (Created, error) {
 	if !ok || rc.resume == nil {
 		return Created{}, invalid("paddock cannot resume %s sessions", r.Key.Runtime)
 	}
-	if c := r.Card; c.Key.ID != "" && c.State != hookstate.StateEnded && c.State != hookstate.StateAsleep {
+	if c := r.Card; c.Key.ID != "" && !c.State.Over() {
 		return Created{}, invalid("the session is still running (%s); there is nothing to resume", c.State)
 	}
 	req := Request{Runtime: r.Key.Runtime, Workdir: r.Cwd}
@@ -685,7 +681,7 @@ func (m *Manager) Resume(ctx context.Context, r Resumable) (Created, error) {
 		return Created{}, err
 	}
 	// The CLI did not know the session: a new agent on the same card.
-	if err := sleepUnlessExit(ctx, m.opts.Terminals, t.pane, resumeFailFast); err == nil {
+	if m.exitsEarly(ctx, t, resumeFailFast) {
 		m.log.Info("resume failed at once; starting a new agent on the card", "runtime", req.Runtime, "session", r.Key.ID)
 		_ = m.opts.Terminals.Kill(ctx, t.pane)
 		m.mu.Lock()
@@ -712,19 +708,22 @@ func (m *Manager) Resume(ctx context.Context, r Resumable) (Created, error) {
 	return Created{Key: key, TerminalID: t.id}, nil
 }
 
-// sleepUnlessExit waits d; it returns nil early when the pane's program
-// exits within it, else an error.
-func sleepUnlessExit(ctx context.Context, terms Terminals, p tmux.Pane, d time.Duration) error {
+// exitsEarly reports whether the pane's program exits within d; it stops
+// looking as soon as the agent's first hook shows it running.
+func (m *Manager) exitsEarly(ctx context.Context, t *terminal, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
-		if alive, err := terms.Alive(ctx, p); err == nil && !alive {
-			return nil
+		if alive, err := m.opts.Terminals.Alive(ctx, t.pane); err == nil && !alive {
+			return true
 		}
-		if err := sleep(ctx, 100*time.Millisecond); err != nil {
-			return err
+		if c, ok := m.opts.Live.ByTerminal(t.id); ok && !c.LastEvent.IsZero() && c.State != hookstate.StateConnecting {
+			return false
+		}
+		if sleep(ctx, 100*time.Millisecond) != nil {
+			return false
 		}
 	}
-	return errors.New("still running")
+	return false
 }
 
 // Slept is one session put to sleep.

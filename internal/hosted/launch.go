@@ -1,6 +1,7 @@
 package hosted
 
 import (
+	"cmp"
 	"crypto/rand"
 	"fmt"
 	"net"
@@ -70,7 +71,7 @@ var recipes = map[string]recipe{
 			return a, nil
 		}},
 	"pi": {bins: []string{"pi"}, args: modelOnly("--model"),
-		resume: func(id, transcript string) []string { return []string{"--session", cmpOr(transcript, id)} }},
+		resume: func(id, transcript string) []string { return []string{"--session", cmp.Or(transcript, id)} }},
 	"kimi": {bins: []string{"kimi"}, resume: func(id, _ string) []string { return []string{"--session", id} },
 		args: func(r Request, _ string) ([]string, error) {
 			if r.Model != "" {
@@ -126,11 +127,4 @@ func newTerminalID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return fmt.Sprintf("pdk-%x", b)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

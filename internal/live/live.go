@@ -176,7 +176,7 @@ func (s *Service) Cards() []Card {
 		out = append(out, c.clone())
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(out, func(a, b Card) int { return compareKeys(a.Key, b.Key) })
+	slices.SortFunc(out, func(a, b Card) int { return a.Key.Compare(b.Key) })
 	return out
 }
 

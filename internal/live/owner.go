@@ -1,7 +1,6 @@
 package live
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
@@ -113,11 +112,7 @@ func (u *update) change() session.Change {
 	return c
 }
 
-func sortKeys(ks []session.Key) { slices.SortFunc(ks, compareKeys) }
-
-func compareKeys(a, b session.Key) int {
-	return cmp.Or(cmp.Compare(a.Runtime, b.Runtime), cmp.Compare(a.ID, b.ID))
-}
+func sortKeys(ks []session.Key) { slices.SortFunc(ks, session.Key.Compare) }
 
 // event applies one hook event that arrived at now.
 func (o *owner) event(ev hookstate.Event, now time.Time, u *update) {
@@ -369,7 +364,7 @@ func (o *owner) targets() []Target {
 	var ts []Target
 	for _, k := range o.tracker.Keys() {
 		m := o.tracker.Get(k)
-		if s := m.State(); s == hookstate.StateEnded || s == hookstate.StateAsleep {
+		if m.State().Over() {
 			continue
 		}
 		t := Target{Key: k, ToolSince: m.ToolSince()}

@@ -98,7 +98,7 @@ func (o *owner) restore(cfg hookstate.Config, cards []store.LiveCard) (restored 
 func (o *owner) prune(now time.Time, u *update) {
 	for _, k := range o.tracker.Keys() {
 		mc := o.tracker.Get(k)
-		if s := mc.State(); (s == hookstate.StateEnded || s == hookstate.StateAsleep) && now.Sub(mc.Since()) > keepEnded {
+		if mc.State().Over() && now.Sub(mc.Since()) > keepEnded {
 			o.tracker.Remove(k)
 			delete(o.meta, k)
 			u.drop(k)

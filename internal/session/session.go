@@ -4,6 +4,7 @@
 package session
 
 import (
+	"cmp"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,11 @@ type Key struct {
 }
 
 func (k Key) String() string { return k.Runtime + ":" + k.ID }
+
+// Compare orders keys by runtime, then id (for stable listings).
+func (k Key) Compare(o Key) int {
+	return cmp.Or(cmp.Compare(k.Runtime, o.Runtime), cmp.Compare(k.ID, o.ID))
+}
 
 // Where a session's effective time came from (seed 002 §2.4).
 const (
