@@ -267,3 +267,29 @@ func startedAt(ticks uint64) time.Time {
 	}
 	return boot.Add(time.Duration(ticks) * (time.Second / userHZ))
 }
+
+// OpenFiles lists the regular files a process holds open, by their paths
+// (the targets of /proc/<pid>/fd/*). Sockets, pipes, anonymous inodes and
+// devices are left out, and so are deleted files (" (deleted)"). It is how
+// a runtime tells which history file a live agent is writing (Codex's
+// rollout, Cursor's store.db). ErrNotRunning when the process is gone;
+// another user's process gives a permission error.
+func OpenFiles(pid int) ([]string, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, ErrNotRunning
+		}
+		return nil, fmt.Errorf("procscan: open files of %d: %w", pid, err)
+	}
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		l, err := os.Readlink(dir + "/" + e.Name())
+		if err != nil || !strings.HasPrefix(l, "/") || strings.HasPrefix(l, "/dev/") || strings.HasSuffix(l, " (deleted)") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}

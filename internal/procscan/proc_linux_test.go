@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -265,5 +266,49 @@ func BenchmarkScan(b *testing.B) {
 		if _, err := Scan(ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestOpenFiles(t *testing.T) {
+	dir := t.TempDir()
+	held := filepath.Join(dir, "rollout.jsonl")
+	if err := os.WriteFile(held, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A child that holds the file open on fd 3 and a pipe on stdin.
+	f, err := os.Open(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command("sleep", "30")
+	cmd.ExtraFiles = []*os.File{f}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+
+	got, err := OpenFiles(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got, held) {
+		t.Errorf("OpenFiles = %q, want it to hold %s", got, held)
+	}
+	for _, p := range got {
+		if !filepath.IsAbs(p) || strings.HasPrefix(p, "/dev/") {
+			t.Errorf("OpenFiles listed %q: only regular paths belong there", p)
+		}
+	}
+
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := OpenFiles(cmd.Process.Pid); err != ErrNotRunning {
+		t.Errorf("OpenFiles of an exited process: err = %v, want ErrNotRunning", err)
 	}
 }

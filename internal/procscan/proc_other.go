@@ -21,3 +21,6 @@ func (s *Snapshot) Agents(ctx context.Context) ([]AgentProcess, error) {
 
 // startedAt is unknown here: gopsutil's start ticks are not /proc's.
 func startedAt(uint64) time.Time { return time.Time{} }
+
+// OpenFiles needs /proc and so reports ErrUnsupported here.
+func OpenFiles(pid int) ([]string, error) { return nil, ErrUnsupported }
