@@ -95,6 +95,35 @@ type Session struct {
 	Subagents                                  []Subagent
 	Hosted                                     bool // runs in paddock's tmux: it can be messaged and controlled
 	CanResume                                  bool // ended or asleep, and paddock can start its agent again
+	// CanReconnect: paddock started it and kept its launch, so a new
+	// terminal can start it the same way (model, effort, mode, name).
+	CanReconnect bool
+	// AutoResume: an asleep session paddock put to sleep wakes when its
+	// page is opened (seed 000).
+	AutoResume bool
+	// Busy says how the agent takes a message typed while it works ("" when
+	// it is not working).
+	Busy   string
+	Note   string // why paddock chose the state (a resume that reported nothing)
+	Freed  string // "312 MB" freed when it was put to sleep
+	Runs   []Run  // earlier sessions of the same card, newest first
+	Health *Health
+	// NewHereURL starts a new session in this one's directory with this
+	// one as its parent; "" when paddock cannot start agents.
+	NewHereURL string
+}
+
+// Run is an earlier session shown on the same card.
+type Run struct {
+	URL, Label, EndedISO, EndedText string
+}
+
+// Health is a hosted session's health (seed 001 getHealth), as text.
+type Health struct {
+	Alive, Window, AgentRunning, Transcript, Stalled bool
+	Command, LastActivityISO, LastActivityText, Age  string
+	Hint                                             string
+	Tmux                                             string // "tmux server: 1 crash, 2 recovered, 1 lost"; "" when none
 }
 
 // Pair is the "pair this device" page.
@@ -128,6 +157,7 @@ type NewSession struct {
 	Runtimes                                        []string // installed agents
 	RecentDirs                                      []string // recent project directories, newest first
 	Runtime, Workdir, Prompt, PermissionMode, Model string
+	Effort, Name, Parent                            string
 	Error                                           string
 }
 

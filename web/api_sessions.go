@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -52,6 +53,20 @@ type sessionJSON struct {
 	Metrics        *hookstate.Metrics `json:"metrics,omitempty"`
 	Subagents      []subagentJSON     `json:"subagents,omitempty"`
 	StateHistory   []live.Transition  `json:"state_history,omitempty"`
+	// From hosting: the user's name for it, how paddock launched it (for
+	// Reconnect and Restart), why paddock chose its state, the memory freed
+	// when it went to sleep, and the card's earlier runs.
+	Name   string          `json:"name,omitempty"`
+	Launch json.RawMessage `json:"launch,omitempty"`
+	Note   string          `json:"note,omitempty"`
+	Freed  uint64          `json:"freed_bytes,omitempty"`
+	Runs   []runJSON       `json:"previous_runs,omitempty"`
+}
+
+type runJSON struct {
+	Key   string    `json:"key"`
+	URL   string    `json:"url"`
+	Ended time.Time `json:"ended"`
 }
 
 type messageJSON struct {
@@ -100,6 +115,13 @@ func toJSON(e entry) sessionJSON {
 		}
 		j.Metrics = &c.Metrics
 		j.StateHistory = c.History
+		j.Name, j.Note, j.Freed = c.Name, c.Note, c.Freed
+		if len(c.Launch) > 0 {
+			j.Launch = json.RawMessage(c.Launch)
+		}
+		for _, r := range c.Runs {
+			j.Runs = append(j.Runs, runJSON{Key: r.Key.String(), URL: sessionURL(r.Key), Ended: r.Ended})
+		}
 		for _, a := range c.Subagents {
 			j.Subagents = append(j.Subagents, subagentJSON{ID: a.ID, Type: a.Type, Task: a.Task, Running: a.Running,
 				ToolCalls: a.ToolCalls, Started: timePtr(a.Started), Ended: timePtr(a.Ended), Transcript: a.Transcript})

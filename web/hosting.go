@@ -25,6 +25,9 @@ type Hosting interface {
 	Kill(ctx context.Context, c live.Card) error
 	Installed() []string
 	Resume(ctx context.Context, r hosted.Resumable) (hosted.Created, error)
+	Reconnect(ctx context.Context, r hosted.Resumable) (hosted.Created, error)
+	Restart(ctx context.Context, c live.Card) (hosted.Created, error)
+	Sleep(ctx context.Context, c live.Card) (hosted.Slept, error)
 	Health(ctx context.Context, c live.Card, now time.Time) (hosted.Health, error)
 }
 
@@ -93,11 +96,15 @@ func (s *Server) apiCreateSession(c *echo.Context) error {
 		return err
 	}
 	resp := map[string]any{"key": out.Key.String(), "runtime": out.Key.Runtime, "id": out.Key.ID,
-		"url": sessionURL(out.Key), "terminal_id": out.TerminalID}
+		"url": sessionURL(out.Key), "terminal_id": out.TerminalID, "reused": out.Reused}
 	if out.Prompt != nil {
 		resp["prompt"] = out.Prompt
 	}
-	return c.JSON(http.StatusCreated, resp)
+	status := http.StatusCreated
+	if out.Reused {
+		status = http.StatusOK // nothing was created: an idle session took the prompt
+	}
+	return c.JSON(status, resp)
 }
 
 // apiSendMessage types a message into a hosted session and says whether it
@@ -120,13 +127,14 @@ func (s *Server) apiSendMessage(c *echo.Context) error {
 	return c.JSON(http.StatusOK, d)
 }
 
-// apiControl is interrupt (Ctrl-C), escape and kill.
+// apiControl is interrupt (Ctrl-C), escape, kill, restart and sleep.
 func (s *Server) apiControl(c *echo.Context) error {
 	card, err := s.hostedLiveCard(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
+	resp := map[string]any{"ok": true}
 	switch action := c.Param("action"); action {
 	case "interrupt":
 		err = s.opts.Hosting.Keys(ctx, card, "C-c")
@@ -134,14 +142,29 @@ func (s *Server) apiControl(c *echo.Context) error {
 		err = s.opts.Hosting.Keys(ctx, card, "Escape")
 	case "kill":
 		err = s.opts.Hosting.Kill(ctx, card)
+	case "restart":
+		var out hosted.Created
+		if out, err = s.opts.Hosting.Restart(ctx, card); err == nil {
+			resp = createdJSON(out)
+		}
+	case "sleep":
+		var out hosted.Slept
+		if out, err = s.opts.Hosting.Sleep(ctx, card); err == nil {
+			resp["freed_bytes"] = out.Freed
+		}
 	default:
-		return newError(http.StatusNotFound, "unknown_action", "Actions are interrupt, escape, kill, resume, message, keys and screen.")
+		return newError(http.StatusNotFound, "unknown_action", "Actions are interrupt, escape, kill, restart, sleep, resume, reconnect, message, keys and screen.")
 	}
 	if err != nil {
 		return err
 	}
 	s.log.Info("session control", "session", card.Key.String(), "action", c.Param("action"))
-	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+	return c.JSON(http.StatusOK, resp)
+}
+
+// createdJSON is the answer to a resume, reconnect or restart.
+func createdJSON(out hosted.Created) map[string]any {
+	return map[string]any{"key": out.Key.String(), "url": sessionURL(out.Key), "terminal_id": out.TerminalID, "fresh": out.Fresh}
 }
 
 // apiKeys presses named keys (the phone's key bar: Esc, Tab, Ctrl-C,
@@ -208,19 +231,39 @@ func (s *Server) resumable(c *echo.Context) (hosted.Resumable, error) {
 }
 
 // apiResume brings an ended session back in a new hosted terminal.
-func (s *Server) apiResume(c *echo.Context) error {
+func (s *Server) apiResume(c *echo.Context) error { return s.apiRelaunch(c, "resume") }
+
+// apiReconnect opens a new terminal for an ended session paddock started,
+// from its saved launch.
+func (s *Server) apiReconnect(c *echo.Context) error { return s.apiRelaunch(c, "reconnect") }
+
+func (s *Server) apiRelaunch(c *echo.Context, how string) error {
 	if s.opts.Hosting == nil {
 		return errNoHosting
 	}
+	out, err := s.relaunch(c, how)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, createdJSON(out))
+}
+
+// relaunch is Resume or Reconnect of the session in the path.
+func (s *Server) relaunch(c *echo.Context, how string) (hosted.Created, error) {
 	r, err := s.resumable(c)
 	if err != nil {
-		return err
+		return hosted.Created{}, err
 	}
-	out, err := s.opts.Hosting.Resume(c.Request().Context(), r)
+	ctx := c.Request().Context()
+	var out hosted.Created
+	if how == "reconnect" {
+		out, err = s.opts.Hosting.Reconnect(ctx, r)
+	} else {
+		out, err = s.opts.Hosting.Resume(ctx, r)
+	}
 	if err != nil {
-		return err
+		return out, err
 	}
-	s.log.Info("session resumed", "session", r.Key.String(), "terminal", out.TerminalID, "fresh", out.Fresh)
-	return c.JSON(http.StatusOK, map[string]any{"key": out.Key.String(), "url": sessionURL(out.Key),
-		"terminal_id": out.TerminalID, "fresh": out.Fresh})
+	s.log.Info("session "+how+"ed", "session", r.Key.String(), "terminal", out.TerminalID, "fresh", out.Fresh)
+	return out, nil
 }

@@ -43,7 +43,8 @@ func (s *Server) newSessionForm(c *echo.Context, f views.NewSession, status int)
 
 // newSessionPage is GET /new.
 func (s *Server) newSessionPage(c *echo.Context) error {
-	return s.newSessionForm(c, views.NewSession{Runtime: c.QueryParam("runtime")}, http.StatusOK)
+	return s.newSessionForm(c, views.NewSession{Runtime: c.QueryParam("runtime"), Workdir: c.QueryParam("workdir"),
+		Parent: c.QueryParam("parent")}, http.StatusOK)
 }
 
 // newSessionSubmit is POST /new: start the agent and open its page, or
@@ -57,7 +58,8 @@ func (s *Server) newSessionSubmit(c *echo.Context) error {
 		return newError(http.StatusBadRequest, "bad_form", "The form could not be read.")
 	}
 	req := hosted.Request{Runtime: r.PostForm.Get("runtime"), Workdir: r.PostForm.Get("workdir"), Prompt: r.PostForm.Get("prompt"),
-		PermissionMode: r.PostForm.Get("permission_mode"), Model: r.PostForm.Get("model")}
+		PermissionMode: r.PostForm.Get("permission_mode"), Model: r.PostForm.Get("model"), Effort: r.PostForm.Get("effort"),
+		Name: r.PostForm.Get("name"), Parent: r.PostForm.Get("parent")}
 	out, err := s.opts.Hosting.Create(r.Context(), req)
 	if err != nil {
 		ae := classify(err)
@@ -65,7 +67,8 @@ func (s *Server) newSessionSubmit(c *echo.Context) error {
 			return err
 		}
 		return s.newSessionForm(c, views.NewSession{Runtime: req.Runtime, Workdir: req.Workdir, Prompt: req.Prompt,
-			PermissionMode: req.PermissionMode, Model: req.Model, Error: ae.Msg}, http.StatusUnprocessableEntity)
+			PermissionMode: req.PermissionMode, Model: req.Model, Effort: req.Effort, Name: req.Name, Parent: req.Parent,
+			Error: ae.Msg}, http.StatusUnprocessableEntity)
 	}
 	return c.Redirect(http.StatusSeeOther, sessionURL(out.Key))
 }
@@ -94,30 +97,31 @@ func (s *Server) sendFromPage(c *echo.Context) error {
 	return s.render(c, http.StatusOK, views.SendResult(views.Result{Text: "Not delivered: " + d.Reason + ".", Screen: d.Screen}))
 }
 
-// controlFromPage is the session page's Ctrl-C, Esc, Kill and Resume.
+// controlFromPage is the session page's Ctrl-C, Esc, Kill, Restart, Sleep,
+// Resume and Reconnect.
 func (s *Server) controlFromPage(c *echo.Context) error {
 	if s.opts.Hosting == nil {
 		return errNoHosting
 	}
-	if c.Param("action") == "resume" {
-		r, err := s.resumable(c)
+	ctx := c.Request().Context()
+	switch action := c.Param("action"); action {
+	case "resume", "reconnect":
+		out, err := s.relaunch(c, action)
 		if err != nil {
 			return s.result(c, err)
 		}
-		out, err := s.opts.Hosting.Resume(c.Request().Context(), r)
-		if err != nil {
-			return s.result(c, err)
-		}
-		s.log.Info("session resumed", "session", r.Key.String(), "terminal", out.TerminalID, "fresh", out.Fresh)
 		// The page becomes the running session's, with its controls.
 		c.Response().Header().Set("HX-Location", sessionURL(out.Key))
-		return s.render(c, http.StatusOK, views.SendResult(views.Result{OK: true, Text: "Resumed."}))
+		text := "Resumed."
+		if out.Fresh {
+			text = "The agent could not resume that conversation; a new one started on this card."
+		}
+		return s.render(c, http.StatusOK, views.SendResult(views.Result{OK: true, Text: text}))
 	}
 	card, err := s.liveCard(c)
 	if err != nil {
 		return s.result(c, err)
 	}
-	ctx := c.Request().Context()
 	var done string
 	switch c.Param("action") {
 	case "interrupt":
@@ -126,8 +130,23 @@ func (s *Server) controlFromPage(c *echo.Context) error {
 		err, done = s.opts.Hosting.Keys(ctx, card, "Escape"), "Sent Esc."
 	case "kill":
 		err, done = s.opts.Hosting.Kill(ctx, card), "Killed."
+	case "restart":
+		var out hosted.Created
+		if out, err = s.opts.Hosting.Restart(ctx, card); err == nil {
+			c.Response().Header().Set("HX-Location", sessionURL(out.Key))
+			done = "Restarted."
+		}
+	case "sleep":
+		var out hosted.Slept
+		if out, err = s.opts.Hosting.Sleep(ctx, card); err == nil {
+			done = "Asleep: its terminal is closed"
+			if out.Freed > 0 {
+				done += ", " + humanBytes(out.Freed) + " freed"
+			}
+			done += ". Resume brings it back."
+		}
 	default:
-		return newError(http.StatusNotFound, "unknown_action", "Actions are interrupt, escape and kill.")
+		return newError(http.StatusNotFound, "unknown_action", "Actions are interrupt, escape, kill, restart, sleep, resume and reconnect.")
 	}
 	if err != nil {
 		return s.result(c, err)

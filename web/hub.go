@@ -99,7 +99,7 @@ func (h *hub) snapshot(ctx context.Context, c *client) bool {
 		h.s.log.Debug("websocket snapshot failed", "session", c.key.String(), "error", err)
 		return false
 	}
-	v := h.s.sessionView(e, msgs)
+	v := h.s.sessionView(ctx, e, msgs)
 	b1, err1 := renderBytes(ctx, views.SessionHead(v, true))
 	b2, err2 := renderBytes(ctx, views.MessagesBlock(v.Conversation, true))
 	if err1 != nil || err2 != nil {
@@ -160,7 +160,7 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch ca
 			f = &sessionFrag{}
 			frags[c.key] = f
 			if e, msgs, err := h.sessionData(ctx, c.key); err == nil {
-				f.v = h.s.sessionView(e, msgs)
+				f.v = h.s.sessionView(ctx, e, msgs)
 				f.msgs = msgs
 				f.head, err = renderBytes(ctx, views.SessionHead(f.v, true))
 				f.ok = err == nil

@@ -148,6 +148,9 @@ func (s *Server) card(e entry) views.Card {
 		if running := runningSubagents(c.Subagents); running > 0 {
 			v.Subagents = running
 		}
+		if c.Name != "" {
+			v.Title = c.Name
+		}
 	}
 	v.Live = live
 	return v
@@ -226,7 +229,7 @@ func (s *Server) conversationPage(k session.Key, msgs []session.Message, to int)
 	return c
 }
 
-func (s *Server) sessionView(e entry, msgs []session.Message) views.Session {
+func (s *Server) sessionView(ctx context.Context, e entry, msgs []session.Message) views.Session {
 	v := views.Session{
 		Card:         s.card(e),
 		Model:        e.info.Model,
@@ -234,6 +237,9 @@ func (s *Server) sessionView(e entry, msgs []session.Message) views.Session {
 		Total:        len(msgs),
 	}
 	v.CanResume = s.opts.Hosting != nil && !e.info.Live && (e.card == nil || e.card.State.Over())
+	if s.opts.Hosting != nil && e.info.Cwd != "" {
+		v.NewHereURL = "/new?" + url.Values{"runtime": {e.info.Runtime}, "workdir": {e.info.Cwd}, "parent": {e.key().String()}}.Encode()
+	}
 	if c := e.card; c != nil {
 		if c.Model != "" {
 			v.Model = c.Model
@@ -255,8 +261,68 @@ func (s *Server) sessionView(e entry, msgs []session.Message) views.Session {
 				StartedISO: isoTime(a.Started), StartedText: relTime(s.opts.Now(), a.Started),
 			})
 		}
+		s.hostedView(ctx, &v, *c)
 	}
 	return v
+}
+
+// hostedView adds what paddock's hosting knows of a card: earlier runs,
+// the note and memory freed, Reconnect, and the health of its terminal.
+func (s *Server) hostedView(ctx context.Context, v *views.Session, c live.Card) {
+	v.Note = c.Note
+	if c.Freed > 0 && c.State == hookstate.StateAsleep {
+		v.Freed = humanBytes(c.Freed)
+	}
+	for i := len(c.Runs) - 1; i >= 0; i-- {
+		r := c.Runs[i]
+		v.Runs = append(v.Runs, views.Run{URL: sessionURL(r.Key), Label: r.Key.Runtime + " " + shortID(r.Key.ID),
+			EndedISO: isoTime(r.Ended), EndedText: relTime(s.opts.Now(), r.Ended)})
+	}
+	if s.opts.Hosting == nil {
+		return
+	}
+	launched := len(c.Launch) > 0
+	v.CanReconnect = v.CanResume && launched
+	v.AutoResume = v.CanResume && launched && c.State == hookstate.StateAsleep
+	if v.Hosted && (c.State == hookstate.StateWorking || c.State == hookstate.StatePrompting) {
+		v.Busy = busyHint(c.Key.Runtime)
+	}
+	if c.TerminalID == "" {
+		return
+	}
+	hctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	h, err := s.opts.Hosting.Health(hctx, c, s.opts.Now())
+	if err != nil {
+		return
+	}
+	v.Health = &views.Health{Alive: h.Alive, Window: h.Window, AgentRunning: h.AgentRunning, Transcript: h.Transcript, Stalled: h.Stalled,
+		Command: h.Command, Age: h.Age, Hint: h.Hint,
+		LastActivityISO: isoTime(h.LastActivity), LastActivityText: relTime(s.opts.Now(), h.LastActivity)}
+	if t := h.Tmux; t.Crashes+t.Orphaned > 0 {
+		v.Health.Tmux = fmt.Sprintf("server lost %d× · %d recovered · %d lost", t.Crashes, t.Recovered, t.Orphaned)
+	}
+}
+
+// busyHint says how each agent takes a message typed during its turn
+// (its own queueing; paddock types it in at once either way).
+func busyHint(runtime string) string {
+	const stop = " Ctrl-C or Esc interrupts it first."
+	switch runtime {
+	case "claude":
+		return "The agent is working: Claude Code queues what you send now and reads it in at its next step." + stop
+	case "kimi":
+		return "The agent is working: Kimi Code takes what you send now as steering for the running turn." + stop
+	}
+	return "The agent is working: " + runtime + " decides whether what you send now steers this turn or waits for the next." + stop
+}
+
+// shortID is the first eight characters of a session id, for display.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }
 
 // sampleText shows a latency sample as "last 12 ms · max 40 ms (n=31)".

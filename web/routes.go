@@ -49,6 +49,7 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.POST("/api/v1/sessions/:runtime/:id/keys", s.apiKeys)
 	a.GET("/api/v1/sessions/:runtime/:id/screen", s.apiScreen)
 	a.POST("/api/v1/sessions/:runtime/:id/resume", s.apiResume)
+	a.POST("/api/v1/sessions/:runtime/:id/reconnect", s.apiReconnect)
 	a.POST("/api/v1/sessions/:runtime/:id/:action", s.apiControl)
 	return e
 }

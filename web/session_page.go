@@ -53,7 +53,7 @@ func (s *Server) sessionPage(c *echo.Context) error {
 		// dot on.
 		_ = s.live.MarkRead(ctx, k)
 	}
-	v := s.sessionView(e, msgs)
+	v := s.sessionView(ctx, e, msgs)
 	p := s.page(c, v.Card.Title)
 	p.WSURL = "/ws?" + url.Values{"view": {"session"}, "runtime": {k.Runtime}, "id": {k.ID}}.Encode()
 	return s.render(c, http.StatusOK, views.SessionPage(p, v))

@@ -307,11 +307,16 @@ func TestBrowserHostedSession(t *testing.T) {
 		chromedp.SetValue(`input[name="workdir"]`, agent.Cwd),
 		chromedp.SetValue(`textarea[name="prompt"]`, "hello from the phone"),
 		chromedp.SetValue(`input[name="permission_mode"]`, "default"),
+		chromedp.SetValue(`input[name="effort"]`, "high"),
+		chromedp.SetValue(`input[name="name"]`, "phone-named"),
 	)
 	shot(t, ph.ctx, "hosted-new")
 	ph.step("start", chromedp.Click(`[data-testid="start"]`))
 	ph.pollFor("session page", `location.pathname.startsWith("/s/claude/") && !!document.querySelector('[data-testid="controls"]')`, 90*time.Second)
 	ph.poll("first reply", `[...document.querySelectorAll('[data-testid="message"]')].some(m => m.textContent.includes(`+strconv.Quote(mockmodel.PlainReply(1))+`))`)
+	ph.poll("the name as its title", `document.title.includes("phone-named")`)
+	ph.step("open the live facts", chromedp.Click(`[data-testid="live-facts"] summary`))
+	ph.poll("terminal health", `document.querySelector('[data-testid="health"]')?.textContent.includes("running")`)
 
 	ph.step("type a message", chromedp.SetValue(`[data-testid="send-form"] textarea`, "and a second one"), chromedp.Click(`[data-testid="send"]`))
 	ph.pollFor("delivered", `!!document.querySelector('[data-testid="result-ok"]') && document.querySelector('[data-testid="send-form"] textarea').value === ""`, 60*time.Second)
@@ -326,6 +331,21 @@ func TestBrowserHostedSession(t *testing.T) {
 	ph.poll("key sent", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Sent Escape")`)
 	shot(t, ph.ctx, "hosted-terminal")
 
+	// Restart: the same page comes back, connecting then idle.
+	// (The old page's result area is marked: the restart's answer
+	// reloads the page into a fresh one.)
+	ph.poll("mark the old page", `(document.getElementById("send-result").dataset.old = "1") === "1"`)
+	ph.step("restart", chromedp.Click(`[data-testid="restart"]`))
+	ph.pollFor("restarted", `!document.querySelector('#send-result[data-old]') && !!document.querySelector('[data-testid="controls"]') && document.querySelector('[data-testid="state"]')?.textContent.trim() === "idle"`, 60*time.Second)
+
+	// Sleep, then open the page again: it wakes by itself.
+	ph.step("sleep", chromedp.Click(`[data-testid="sleep"]`))
+	ph.poll("asleep", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Asleep")`)
+	ph.poll("asleep state", `document.querySelector('[data-testid="state"]')?.textContent.trim() === "asleep"`)
+	shot(t, ph.ctx, "hosted-asleep")
+	ph.step("open it again", chromedp.Reload())
+	ph.pollFor("woken", `!!document.querySelector('[data-testid="controls"]') && document.querySelector('[data-testid="state"]')?.textContent.trim() === "idle"`, 60*time.Second)
+
 	ph.step("kill", chromedp.Click(`[data-testid="kill"]`))
 	ph.poll("killed", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Killed")`)
 	ph.poll("ended", `document.querySelector('[data-testid="state"]')?.textContent.trim() === "ended"`)
@@ -334,7 +354,7 @@ func TestBrowserHostedSession(t *testing.T) {
 	// Resume after the kill: the page comes back with its controls and
 	// the agent takes a message again.
 	ph.step("reload the ended session", chromedp.Reload())
-	ph.poll("resume offered", `!!document.querySelector('[data-testid="resume"]')`)
+	ph.poll("resume and reconnect offered", `!!document.querySelector('[data-testid="resume"]') && !!document.querySelector('[data-testid="reconnect"]')`)
 	ph.step("resume", chromedp.Click(`[data-testid="resume"]`))
 	ph.pollFor("controls back", `!!document.querySelector('[data-testid="controls"]') && document.querySelector('[data-testid="state"]')?.textContent.trim() === "idle"`, 60*time.Second)
 	ph.step("message after resume", chromedp.SetValue(`[data-testid="send-form"] textarea`, "back again"), chromedp.Click(`[data-testid="send"]`))

@@ -312,11 +312,12 @@ func TestHostedSurvivesRestart(t *testing.T) {
 }
 
 // TestHostedOtherAgents runs the create → answered → kill → resume →
-// message cycle with the real Codex, OpenCode and Pi in paddock's tmux.
+// message cycle with the real Codex, OpenCode, Pi and Kimi in paddock's
+// tmux.
 // Codex runs its hooks only once they are trusted, which a hosted start
 // does not bypass: its delivery is judged by its screen.
 func TestHostedOtherAgents(t *testing.T) {
-	for _, cli := range []agenttest.CLI{agenttest.Codex, agenttest.OpenCode, agenttest.Pi} {
+	for _, cli := range []agenttest.CLI{agenttest.Codex, agenttest.OpenCode, agenttest.Pi, agenttest.Kimi} {
 		t.Run(string(cli), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
@@ -406,4 +407,124 @@ func TestHostedOtherAgents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHostedRestartReuseSleep drives the rest of a hosted session's life
+// with the real Claude Code: a named session with an effort level is
+// restarted (the card never shows ended, the conversation and the options
+// carry on), a second API client asking for a session in the same
+// directory is given the idle one, Sleep closes its terminal and marks the
+// card asleep, and Reconnect brings it back with the same options.
+func TestHostedRestartReuseSleep(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	agent, _, api := hostingServe(t, ctx)
+	var created struct {
+		ID     string
+		Prompt struct{ Delivered bool }
+	}
+	status, err := api.post("/api/v1/sessions", map[string]any{"runtime": "claude", "workdir": agent.Cwd, "prompt": "hello before restart",
+		"permission_mode": "default", "effort": "high", "name": "paddock-restart-e2e"}, &created)
+	if err != nil || status != http.StatusCreated || !created.Prompt.Delivered {
+		t.Fatalf("create: %d %+v %v", status, created, err)
+	}
+	base := "/api/v1/sessions/claude/" + created.ID
+	type one struct {
+		Session struct {
+			liveSession
+			Name       string
+			TerminalID string `json:"terminal_id"`
+			Freed      uint64 `json:"freed_bytes"`
+			Launch     struct{ Effort, Name, PermissionMode string }
+		}
+		Health *struct{ Alive bool }
+	}
+	get := func() one {
+		var o one
+		if err := api.get(base, &o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	screen := func(what, text string) {
+		t.Helper()
+		until(t, 30*time.Second, what, func() (bool, string) {
+			var sc struct{ Screen string }
+			_ = api.get(base+"/screen", &sc)
+			return strings.Contains(sc.Screen, text), sc.Screen
+		})
+	}
+	until(t, 20*time.Second, "first turn answered", func() (bool, string) {
+		o := get()
+		return o.Session.State == "waiting", fmt.Sprintf("%+v", o.Session)
+	})
+	screen("the name in Claude's prompt box", "paddock-restart-e2e")
+	if o := get(); o.Session.Name != "paddock-restart-e2e" || o.Session.Launch.Effort != "high" {
+		t.Fatalf("session %+v", o.Session)
+	}
+
+	// Restart: the same card and id, connecting then idle, never ended.
+	var restarted struct {
+		Key        string
+		TerminalID string `json:"terminal_id"`
+	}
+	if status, err := api.post(base+"/restart", nil, &restarted); err != nil || status != http.StatusOK || restarted.Key != "claude:"+created.ID {
+		t.Fatalf("restart: %d %+v %v", status, restarted, err)
+	}
+	until(t, 30*time.Second, "restarted and idle", func() (bool, string) {
+		o := get()
+		return o.Session.State == "idle" && o.Session.TerminalID == restarted.TerminalID, fmt.Sprintf("%+v", o.Session)
+	})
+	if h := get().Session.history(); slices.Contains(h, "ended") {
+		t.Fatalf("the restart went through ended: %v", h)
+	}
+	screen("the name after the restart", "paddock-restart-e2e")
+	var d struct{ Delivered bool }
+	if status, err := api.post(base+"/message", map[string]any{"text": "after the restart"}, &d); err != nil || status != http.StatusOK || !d.Delivered {
+		t.Fatalf("message after restart: %d %+v %v", status, d, err)
+	}
+	until(t, 20*time.Second, "conversation carried on", func() (bool, string) {
+		var page struct{ Messages []struct{ Role, Text string } }
+		if err := api.get(base+"/messages", &page); err != nil {
+			return false, err.Error()
+		}
+		n := len(page.Messages)
+		return n >= 4 && page.Messages[0].Text == "hello before restart" && page.Messages[n-2].Text == "after the restart" &&
+			page.Messages[n-1].Role == "assistant", fmt.Sprintf("%+v", page.Messages)
+	})
+	until(t, 20*time.Second, "turn done", func() (bool, string) { o := get(); return o.Session.State == "waiting", o.Session.State })
+
+	// Reuse: another request for the same directory gets this session.
+	var reused struct {
+		Key    string
+		Reused bool
+		Prompt struct{ Delivered bool }
+	}
+	status, err = api.post("/api/v1/sessions", map[string]any{"runtime": "claude", "workdir": agent.Cwd, "prompt": "reused prompt", "reuse": true}, &reused)
+	if err != nil || status != http.StatusOK || !reused.Reused || reused.Key != "claude:"+created.ID || !reused.Prompt.Delivered {
+		t.Fatalf("reuse: %d %+v %v", status, reused, err)
+	}
+	until(t, 20*time.Second, "reused turn done", func() (bool, string) { o := get(); return o.Session.State == "waiting", o.Session.State })
+
+	// Sleep: the terminal closes, the card stays asleep.
+	if status, _ := api.post(base+"/sleep", nil, nil); status != http.StatusOK {
+		t.Fatalf("sleep: %d", status)
+	}
+	if o := get(); o.Session.State != "asleep" || o.Health != nil {
+		t.Fatalf("after sleep: %+v health %+v", o.Session, o.Health)
+	}
+	if status, _ := api.post(base+"/message", map[string]any{"text": "asleep?"}, nil); status != http.StatusConflict {
+		t.Fatalf("message to an asleep session: %d, want 409", status)
+	}
+
+	// Reconnect: the saved launch again, on the same card.
+	var back struct{ Key string }
+	if status, err := api.post(base+"/reconnect", nil, &back); err != nil || status != http.StatusOK || back.Key != "claude:"+created.ID {
+		t.Fatalf("reconnect: %d %+v %v", status, back, err)
+	}
+	until(t, 30*time.Second, "reconnected", func() (bool, string) {
+		o := get()
+		return o.Session.State == "idle" && o.Health != nil && o.Health.Alive, fmt.Sprintf("%+v", o.Session)
+	})
+	screen("the name after reconnecting", "paddock-restart-e2e")
 }

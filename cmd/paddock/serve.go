@@ -118,19 +118,23 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	defer hooks.Close()
 
 	var hosting web.Hosting
-	var reattach, sleeper func(context.Context) error
+	var reattach, sleeper, probe func(context.Context) error
 	if terms, err := tmux.New(ctx, cfg.DataDir, tmux.Options{}); err != nil {
 		log.Warn("hosted sessions are off: paddock starts agents in tmux", "error", err)
 	} else {
 		h := hosted.New(hosted.Options{Terminals: terms, Live: states, Persist: a.store, Logger: log.With("component", "hosted")})
 		hosting = h
 		sleeper = func(ctx context.Context) error { return h.RunSleeper(ctx, cfg.SleepIdle) }
+		// The CLIs' --help is checked in the background: a CLI whose
+		// flags changed refuses resumes from then on.
+		probe = func(ctx context.Context) error { h.Probe(ctx); return nil }
 		reattach = func(ctx context.Context) error {
 			_, err := h.Reattach(ctx, terms, states.Restored())
 			if err != nil && ctx.Err() == nil {
 				log.Error("hosted terminals not re-attached", "error", err)
 			}
-			return nil
+			// After the re-attach, watch for a tmux server that dies.
+			return h.Watch(ctx, terms, hosted.DefaultWatch)
 		}
 	}
 
@@ -192,8 +196,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	goRun("catalog", func() error { return cat.Run(ctx) })
 	goRun("live state", func() error { return states.Run(ctx) })
 	if reattach != nil {
-		goRun("hosted re-attach", func() error { return reattach(ctx) })
+		goRun("hosted re-attach and tmux watch", func() error { return reattach(ctx) })
 		goRun("idle sleep", func() error { return sleeper(ctx) })
+		goRun("agent CLI check", func() error { return probe(ctx) })
 	}
 	goRun("websocket hub", func() error { return srv.Run(ctx) })
 	goRun("https", func() error { return httpsSrv.Serve(tls.NewListener(httpsLn, tlsCfg)) })

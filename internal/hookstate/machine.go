@@ -653,6 +653,18 @@ func (m *Machine) MarkConnecting(now time.Time) (changed bool) {
 	return m.view() != before
 }
 
+// Settle ends a connecting no event will end: a resume or restart whose
+// agent reported nothing in time goes back to idle (seed 000: "no event
+// within two minutes → idle"). Other states are left alone.
+func (m *Machine) Settle(now time.Time) (changed bool) {
+	if m.state != StateConnecting {
+		return false
+	}
+	m.enter(StateIdle, now, false)
+	m.stateAt = latest(m.stateAt, now)
+	return true
+}
+
 // MarkAsleep records that paddock closed the idle terminal to free memory.
 // An asleep session ignores SessionEnd and a gone process; a SessionStart,
 // prompt or tool event wakes it.

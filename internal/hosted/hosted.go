@@ -12,6 +12,7 @@
 package hosted
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,7 +51,8 @@ type Live interface {
 	Host(ctx context.Context, t live.Terminal) (session.Key, error)
 	Unhost(ctx context.Context, id string) error
 	Adopt(ctx context.Context, t live.Terminal, key session.Key) (session.Key, error)
-	Sleep(ctx context.Context, terminalID string) (bool, error)
+	Sleep(ctx context.Context, terminalID string, freed uint64) (bool, error)
+	Restarting(ctx context.Context, terminalID string) (session.Key, bool, error)
 	ByTerminal(id string) (live.Card, bool)
 }
 
@@ -107,6 +109,9 @@ type Manager struct {
 	// look unhosted only because it has not been re-attached yet.
 	attached     chan struct{}
 	attachedOnce sync.Once
+
+	probes probes
+	tmux   tmuxWatch
 }
 
 // terminal is one hosted agent.
@@ -120,6 +125,12 @@ type terminal struct {
 	// sending serialises deliveries into this pane: two messages typed at
 	// once would interleave.
 	sending sync.Mutex
+	// claimed: a request reusing this idle session (Request.Reuse) holds
+	// it; guarded by Manager.mu.
+	claimed bool
+	// closing: paddock is closing its window (kill, sleep, restart), so its
+	// disappearance is no crash; guarded by Manager.mu.
+	closing bool
 }
 
 // New returns a Manager.
@@ -171,6 +182,18 @@ type Request struct {
 	Prompt         string `json:"prompt,omitempty"`
 	PermissionMode string `json:"permission_mode,omitempty"`
 	Model          string `json:"model,omitempty"`
+	Effort         string `json:"effort,omitempty"`
+	// Parent is the session ("runtime:id") this one is started from: the
+	// board groups it under that card.
+	Parent string `json:"parent,omitempty"`
+	// Reuse: an idle session paddock hosts for the same agent in the same
+	// directory takes the prompt instead of a new one starting (seed 001
+	// findIdleSessionByWorkDir); a new one starts when there is none.
+	Reuse bool `json:"reuse,omitempty"`
+}
+
+func (r Request) launch() Launch {
+	return Launch{Runtime: r.Runtime, Workdir: r.Workdir, Name: r.Name, PermissionMode: r.PermissionMode, Model: r.Model, Effort: r.Effort}
 }
 
 // Delivery says whether a message reached the agent.
@@ -191,6 +214,9 @@ type Created struct {
 	// Fresh: a resume the CLI refused, replaced by a new agent on the
 	// same card.
 	Fresh bool `json:"fresh,omitempty"`
+	// Reused: the prompt went to an idle session already running in the
+	// directory (Request.Reuse) instead of a new one.
+	Reused bool `json:"reused,omitempty"`
 }
 
 // invalid wraps ErrInvalid with a message for the user.
@@ -198,19 +224,26 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
+// bin finds a recipe's executable on PATH; "" when it is not installed.
+func (m *Manager) bin(rc recipe) string {
+	for _, name := range rc.bins {
+		if p, err := m.opts.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// maxName bounds a session's name.
+const maxName = 100
+
 // check validates a request and finds the agent's executable.
 func (m *Manager) check(r *Request) (recipe, string, error) {
 	rc, ok := recipes[r.Runtime]
 	if !ok {
 		return rc, "", invalid("unknown agent %q; one of %s", r.Runtime, strings.Join(Runtimes(), ", "))
 	}
-	var bin string
-	for _, name := range rc.bins {
-		if p, err := m.opts.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
+	bin := m.bin(rc)
 	if bin == "" {
 		return rc, "", fmt.Errorf("%w: %s (%s is not on paddock's PATH)", ErrNotInstalled, r.Runtime, strings.Join(rc.bins, ", "))
 	}
@@ -227,8 +260,26 @@ func (m *Manager) check(r *Request) (recipe, string, error) {
 		}
 		return rc, "", invalid("permission mode %q is not one of %s", r.PermissionMode, strings.Join(rc.modes, ", "))
 	}
+	if r.Effort != "" && !slices.Contains(rc.efforts, r.Effort) {
+		if len(rc.efforts) == 0 {
+			return rc, "", invalid("%s takes no effort level", r.Runtime)
+		}
+		return rc, "", invalid("effort %q is not one of %s", r.Effort, strings.Join(rc.efforts, ", "))
+	}
 	if r.Model != "" && (len(r.Model) > 200 || strings.ContainsAny(r.Model, " \t\n\x00") || strings.HasPrefix(r.Model, "-")) {
 		return rc, "", invalid("the model name is not valid")
+	}
+	r.Name = strings.TrimSpace(r.Name)
+	if r.Name != "" {
+		if err := checkText(r.Name); err != nil || strings.ContainsAny(r.Name, "\n\t") || utf8.RuneCountInString(r.Name) > maxName || strings.HasPrefix(r.Name, "-") {
+			return rc, "", invalid("the name must be one line of at most %d characters, not starting with '-'", maxName)
+		}
+	}
+	if r.Parent != "" {
+		rt, id, ok := strings.Cut(r.Parent, ":")
+		if _, known := recipes[rt]; !ok || !known || id == "" || len(id) > 200 {
+			return rc, "", invalid("the parent session must be given as runtime:id")
+		}
 	}
 	if err := checkText(r.Prompt); err != nil {
 		return rc, "", err
@@ -254,18 +305,26 @@ func checkText(s string) error {
 }
 
 // Create starts an agent in a new hosted terminal and, when the request has
-// a prompt, sends it once the agent's input is ready.
+// a prompt, sends it once the agent's input is ready. With Reuse, an idle
+// hosted session of the same agent in the same directory takes the prompt
+// instead.
 func (m *Manager) Create(ctx context.Context, r Request) (Created, error) {
 	rc, bin, err := m.check(&r)
 	if err != nil {
 		return Created{}, err
+	}
+	if r.Reuse {
+		if out, ok, err := m.reuse(ctx, r); ok || err != nil {
+			return out, err
+		}
 	}
 	id := newTerminalID()
 	var sid string
 	if rc.choosesID {
 		sid = newUUID()
 	}
-	args, err := rc.args(r, sid)
+	l := r.launch()
+	argv, err := rc.argv(bin, rc.fresh(sid), l)
 	if err != nil {
 		return Created{}, err
 	}
@@ -273,8 +332,11 @@ func (m *Manager) Create(ctx context.Context, r Request) (Created, error) {
 	if sid != "" {
 		env = append(env, "PADDOCK_SESSION_ID="+sid)
 	}
-	t, key, err := m.start(ctx, id, r, append([]string{bin}, args...), env,
-		live.Terminal{ID: id, Runtime: r.Runtime, Cwd: r.Workdir, SessionID: sid})
+	lt := live.Terminal{ID: id, Runtime: r.Runtime, Cwd: r.Workdir, SessionID: sid, Launch: l.encode(), Name: r.Name}
+	if rt, pid, ok := strings.Cut(r.Parent, ":"); ok {
+		lt.Parent = session.Key{Runtime: rt, ID: pid}
+	}
+	t, key, err := m.start(ctx, id, r.Workdir, argv, env, lt, session.Key{})
 	if err != nil {
 		return Created{}, err
 	}
@@ -292,26 +354,32 @@ func (m *Manager) Create(ctx context.Context, r Request) (Created, error) {
 	return out, nil
 }
 
-// start opens the window, registers it with the live state (its card shows
-// connecting) and remembers it. On failure nothing is left behind.
-func (m *Manager) start(ctx context.Context, id string, r Request, argv, env []string, lt live.Terminal) (*terminal, session.Key, error) {
-	pane, err := m.opts.Terminals.NewWindow(ctx, tmux.Window{Name: id, Dir: r.Workdir, Env: env, Argv: argv})
+// start opens the window and registers it with the live state: a new card
+// in connecting, or, when onto is set, the existing card onto (a restart or
+// re-attach). It remembers the terminal. On failure nothing is left behind.
+func (m *Manager) start(ctx context.Context, id, dir string, argv, env []string, lt live.Terminal, onto session.Key) (*terminal, session.Key, error) {
+	pane, err := m.opts.Terminals.NewWindow(ctx, tmux.Window{Name: id, Dir: dir, Env: env, Argv: argv})
 	if err != nil {
-		return nil, session.Key{}, fmt.Errorf("hosted: starting %s: %w", r.Runtime, err)
+		return nil, session.Key{}, fmt.Errorf("hosted: starting %s: %w", lt.Runtime, err)
 	}
 	lt.ShellPID, lt.TmuxPane = pane.PID, pane.ID
-	key, err := m.opts.Live.Host(ctx, lt)
+	var key session.Key
+	if onto.ID != "" {
+		key, err = m.opts.Live.Adopt(ctx, lt, onto)
+	} else {
+		key, err = m.opts.Live.Host(ctx, lt)
+	}
 	if err != nil {
 		// No half-created card: the window goes too.
 		_ = m.opts.Terminals.Kill(context.WithoutCancel(ctx), pane)
-		return nil, session.Key{}, fmt.Errorf("hosted: registering %s: %w", r.Runtime, err)
+		return nil, session.Key{}, fmt.Errorf("hosted: registering %s: %w", lt.Runtime, err)
 	}
-	t := &terminal{id: id, runtime: r.Runtime, cwd: r.Workdir, pane: pane, started: time.Now(), argv: argv}
+	t := &terminal{id: id, runtime: lt.Runtime, cwd: dir, pane: pane, started: time.Now(), argv: argv}
 	m.mu.Lock()
 	m.terms[id] = t
 	m.mu.Unlock()
 	m.save(ctx, t, key, lt.Resume)
-	m.log.Info("hosted session started", "runtime", r.Runtime, "terminal", id, "pane", pane.String(), "pid", pane.PID, "resume", lt.Resume)
+	m.log.Info("hosted session started", "runtime", lt.Runtime, "terminal", id, "pane", pane.String(), "pid", pane.PID, "resume", lt.Resume)
 	return t, key, nil
 }
 
@@ -599,11 +667,25 @@ func (m *Manager) Kill(ctx context.Context, c live.Card) error {
 	if err != nil {
 		return err
 	}
+	if err := m.close(ctx, t); err != nil {
+		return err
+	}
+	m.log.Info("hosted session killed", "runtime", t.runtime, "terminal", t.id)
+	return m.opts.Live.Unhost(ctx, t.id)
+}
+
+// close closes a terminal's window and waits (bounded) for its agent to
+// exit, so that "closed" means it no longer runs or writes; then paddock
+// forgets the terminal. The card is the caller's business.
+func (m *Manager) close(ctx context.Context, t *terminal) error {
+	m.mu.Lock()
+	t.closing = true
+	m.mu.Unlock()
 	if err := m.opts.Terminals.Kill(ctx, t.pane); err != nil && !errors.Is(err, tmux.ErrNoPane) && !errors.Is(err, tmux.ErrNoServer) {
 		return fmt.Errorf("hosted: %w", err)
 	}
 	// Closing the window hangs the agent up; one that does not exit soon
-	// is killed, so "killed" means it no longer runs (or writes).
+	// is killed.
 	deadline := time.Now().Add(killGrace)
 	for proc.Alive(t.pane.PID) && time.Now().Before(deadline) {
 		if err := sleep(ctx, 20*time.Millisecond); err != nil {
@@ -614,23 +696,24 @@ func (m *Manager) Kill(ctx context.Context, c live.Card) error {
 		m.log.Warn("hosted agent ignored its hang-up; killing it", "terminal", t.id, "pid", t.pane.PID)
 		_ = proc.Kill(t.pane.PID)
 	}
+	m.drop(ctx, t)
+	return nil
+}
+
+// drop forgets a terminal (memory and store).
+func (m *Manager) drop(ctx context.Context, t *terminal) {
 	m.mu.Lock()
 	delete(m.terms, t.id)
 	m.mu.Unlock()
 	m.forget(ctx, t.id)
-	m.log.Info("hosted session killed", "runtime", t.runtime, "terminal", t.id)
-	return m.opts.Live.Unhost(ctx, t.id)
 }
 
 // Installed lists the runtimes whose CLI is on paddock's PATH, sorted.
 func (m *Manager) Installed() []string {
 	var out []string
 	for _, r := range Runtimes() {
-		for _, name := range recipes[r].bins {
-			if _, err := m.opts.LookPath(name); err == nil {
-				out = append(out, r)
-				break
-			}
+		if m.bin(recipes[r]) != "" {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -648,19 +731,38 @@ type Resumable struct {
 // does not know), and a fresh agent starts on the same card instead.
 const resumeFailFast = 3 * time.Second
 
-// Resume brings an ended or asleep session back in a new hosted terminal
-// running the CLI's own resume command in the session's directory. A
-// session still running is refused. When the CLI cannot resume it, a new
-// agent starts on the same card (seed 000: never --continue).
-func (m *Manager) Resume(ctx context.Context, r Resumable) (Created, error) {
-	rc, ok := recipes[r.Key.Runtime]
+// resumable checks that runtime can be resumed: a recipe exists and the
+// installed CLI's --help (Probe) still lists its resume arguments.
+func (m *Manager) resumable(runtime string) (recipe, error) {
+	rc, ok := recipes[runtime]
 	if !ok || rc.resume == nil {
-		return Created{}, invalid("paddock cannot resume %s sessions", r.Key.Runtime)
+		return rc, invalid("paddock cannot resume %s sessions", runtime)
+	}
+	if p, ok := m.probes.get(runtime); ok && !p.CanResume {
+		return rc, invalid("the installed %s's --help no longer lists %s; paddock will not guess how to resume it", runtime, strings.Join(rc.resumeHelp, " "))
+	}
+	return rc, nil
+}
+
+// Resume brings an ended or asleep session back in a new hosted terminal
+// running the CLI's own resume command in the session's directory, with
+// the options it was launched with when paddock started it. A session
+// still running is refused. When the CLI cannot resume it, a new agent
+// starts on the same card (seed 000: never --continue).
+func (m *Manager) Resume(ctx context.Context, r Resumable) (Created, error) {
+	rc, err := m.resumable(r.Key.Runtime)
+	if err != nil {
+		return Created{}, err
 	}
 	if c := r.Card; c.Key.ID != "" && !c.State.Over() {
 		return Created{}, invalid("the session is still running (%s); there is nothing to resume", c.State)
 	}
-	req := Request{Runtime: r.Key.Runtime, Workdir: r.Cwd}
+	l, saved := launchOf(r.Card)
+	if !saved {
+		l = Launch{Runtime: r.Key.Runtime}
+	}
+	l.Workdir = cmp.Or(r.Cwd, l.Workdir)
+	req := Request{Runtime: l.Runtime, Workdir: l.Workdir, Name: l.Name, PermissionMode: l.PermissionMode, Model: l.Model, Effort: l.Effort}
 	_, bin, err := m.check(&req)
 	if err != nil {
 		return Created{}, err
@@ -668,44 +770,122 @@ func (m *Manager) Resume(ctx context.Context, r Resumable) (Created, error) {
 	// A dead window of an earlier run of this card goes first.
 	if t, err := m.hostedCard(ctx, r.Card); err == nil {
 		_ = m.opts.Terminals.Kill(ctx, t.pane)
-		m.mu.Lock()
-		delete(m.terms, t.id)
-		m.mu.Unlock()
-		m.forget(ctx, t.id)
+		m.drop(ctx, t)
 	}
+	return m.relaunch(ctx, rc, bin, r.Key, r.Transcript, req.launch(), session.Key{})
+}
+
+// Reconnect opens a new terminal for an ended (or asleep) session paddock
+// started, from its saved launch: the same agent, directory, name, model,
+// effort and permission mode, resuming the same conversation (seed 000
+// Reconnect). A session paddock did not start has no saved launch: Resume
+// is the way back for it.
+func (m *Manager) Reconnect(ctx context.Context, r Resumable) (Created, error) {
+	if _, ok := launchOf(r.Card); !ok {
+		return Created{}, invalid("paddock has no saved launch command for this session; use Resume")
+	}
+	return m.Resume(ctx, r)
+}
+
+// relaunch starts runtime's resume of key in a new terminal (onto its card
+// when onto is set, else on a card the live state finds by the resume),
+// and starts a new agent on the same card when the CLI refuses the resume.
+func (m *Manager) relaunch(ctx context.Context, rc recipe, bin string, key session.Key, transcript string, l Launch, onto session.Key) (Created, error) {
 	id := newTerminalID()
-	argv := append([]string{bin}, rc.resume(r.Key.ID, r.Transcript)...)
-	env := []string{"PADDOCK_TERMINAL_ID=" + id}
-	t, key, err := m.start(ctx, id, req, argv, env, live.Terminal{ID: id, Runtime: req.Runtime, Cwd: req.Workdir, Resume: r.Key.ID})
+	argv, err := rc.argv(bin, rc.resume(key.ID, transcript), l)
 	if err != nil {
 		return Created{}, err
 	}
-	// The CLI did not know the session: a new agent on the same card.
-	if m.exitsEarly(ctx, t, resumeFailFast) {
-		m.log.Info("resume failed at once; starting a new agent on the card", "runtime", req.Runtime, "session", r.Key.ID)
-		_ = m.opts.Terminals.Kill(ctx, t.pane)
-		m.mu.Lock()
-		delete(m.terms, t.id)
-		m.mu.Unlock()
-		m.forget(ctx, t.id)
-		var sid string
-		env2 := []string{}
-		if rc.choosesID {
-			sid = newUUID()
-			env2 = append(env2, "PADDOCK_SESSION_ID="+sid)
-		}
-		args, err := rc.args(req, sid)
-		if err != nil {
-			return Created{}, err
-		}
-		id2 := newTerminalID()
-		if t, key, err = m.start(ctx, id2, req, append([]string{bin}, args...), append(env2, "PADDOCK_TERMINAL_ID="+id2),
-			live.Terminal{ID: id2, Runtime: req.Runtime, Cwd: req.Workdir, Resume: r.Key.ID}); err != nil {
-			return Created{}, err
-		}
-		return Created{Key: key, TerminalID: t.id, Fresh: true}, nil
+	lt := live.Terminal{ID: id, Runtime: l.Runtime, Cwd: l.Workdir, Resume: key.ID, Launch: l.encode(), Name: l.Name}
+	t, got, err := m.start(ctx, id, l.Workdir, argv, []string{"PADDOCK_TERMINAL_ID=" + id}, lt, onto)
+	if err != nil {
+		return Created{}, err
 	}
-	return Created{Key: key, TerminalID: t.id}, nil
+	if !m.exitsEarly(ctx, t, resumeFailFast) {
+		return Created{Key: got, TerminalID: t.id}, nil
+	}
+	// The CLI did not know the session: a new agent on the same card.
+	m.log.Info("resume failed at once; starting a new agent on the card", "runtime", l.Runtime, "session", key.ID)
+	_ = m.opts.Terminals.Kill(ctx, t.pane)
+	m.drop(ctx, t)
+	var sid string
+	id2 := newTerminalID()
+	env := []string{"PADDOCK_TERMINAL_ID=" + id2}
+	if rc.choosesID {
+		sid = newUUID()
+		env = append(env, "PADDOCK_SESSION_ID="+sid)
+	}
+	argv, err = rc.argv(bin, rc.fresh(sid), l)
+	if err != nil {
+		return Created{}, err
+	}
+	lt.ID = id2
+	if t, got, err = m.start(ctx, id2, l.Workdir, argv, env, lt, got); err != nil {
+		return Created{}, err
+	}
+	return Created{Key: got, TerminalID: t.id, Fresh: true}, nil
+}
+
+// Restart exits a hosted session's agent and starts it again in a new
+// terminal on the same card, resuming the same conversation with the same
+// options (seed 000 Restart session): the card goes to connecting, never
+// through ended, and comes back with its title, group and history.
+func (m *Manager) Restart(ctx context.Context, c live.Card) (Created, error) {
+	t, err := m.hostedCard(ctx, c)
+	if err != nil {
+		return Created{}, err
+	}
+	rc, err := m.resumable(t.runtime)
+	if err != nil {
+		return Created{}, err
+	}
+	l, ok := launchOf(c)
+	if !ok {
+		l = Launch{Runtime: t.runtime, Workdir: t.cwd}
+	}
+	req := Request{Runtime: l.Runtime, Workdir: cmp.Or(l.Workdir, t.cwd), Name: l.Name, PermissionMode: l.PermissionMode, Model: l.Model, Effort: l.Effort}
+	_, bin, err := m.check(&req)
+	if err != nil {
+		return Created{}, err
+	}
+	key, ok, err := m.opts.Live.Restarting(ctx, t.id)
+	if err != nil {
+		return Created{}, err
+	}
+	if !ok {
+		return Created{}, ErrNotHosted
+	}
+	if err := m.close(ctx, t); err != nil {
+		return Created{}, err
+	}
+	m.log.Info("restarting hosted session", "session", key.String(), "terminal", t.id)
+	if strings.HasPrefix(key.ID, "pending-") {
+		// The agent never said which session it was: nothing to resume,
+		// a new agent with the same options on the same card.
+		return m.relaunchFresh(ctx, rc, bin, req.launch(), key)
+	}
+	return m.relaunch(ctx, rc, bin, key, c.Transcript, req.launch(), key)
+}
+
+// relaunchFresh starts a new agent with launch l on the card onto.
+func (m *Manager) relaunchFresh(ctx context.Context, rc recipe, bin string, l Launch, onto session.Key) (Created, error) {
+	id := newTerminalID()
+	env := []string{"PADDOCK_TERMINAL_ID=" + id}
+	var sid string
+	if rc.choosesID {
+		sid = newUUID()
+		env = append(env, "PADDOCK_SESSION_ID="+sid)
+	}
+	argv, err := rc.argv(bin, rc.fresh(sid), l)
+	if err != nil {
+		return Created{}, err
+	}
+	lt := live.Terminal{ID: id, Runtime: l.Runtime, Cwd: l.Workdir, SessionID: sid, Launch: l.encode(), Name: l.Name}
+	t, key, err := m.start(ctx, id, l.Workdir, argv, env, lt, onto)
+	if err != nil {
+		return Created{}, err
+	}
+	return Created{Key: key, TerminalID: t.id, Fresh: true}, nil
 }
 
 // exitsEarly reports whether the pane's program exits within d; it stops
@@ -716,7 +896,7 @@ func (m *Manager) exitsEarly(ctx context.Context, t *terminal, d time.Duration) 
 		if alive, err := m.opts.Terminals.Alive(ctx, t.pane); err == nil && !alive {
 			return true
 		}
-		if c, ok := m.opts.Live.ByTerminal(t.id); ok && !c.LastEvent.IsZero() && c.State != hookstate.StateConnecting {
+		if c, ok := m.opts.Live.ByTerminal(t.id); ok && !c.LastEvent.IsZero() && c.LastEvent.After(t.started) && c.State != hookstate.StateConnecting {
 			return false
 		}
 		if sleep(ctx, 100*time.Millisecond) != nil {
@@ -732,15 +912,57 @@ type Slept struct {
 	Freed uint64 // resident memory of the agent and its children before
 }
 
+// sleepable reports why a card must not be put to sleep ("" when it may):
+// never while working, asking, or waiting for an approval or an answer.
+func sleepable(c live.Card) string {
+	switch c.State {
+	case hookstate.StateIdle, hookstate.StateWaiting:
+		return ""
+	case hookstate.StateAsleep:
+		return "it is asleep already"
+	}
+	return fmt.Sprintf("it is %s; only an idle session is put to sleep", c.State)
+}
+
+// Sleep closes an idle hosted session's terminal now to free its memory;
+// the card stays, marked asleep, and Resume brings it back.
+func (m *Manager) Sleep(ctx context.Context, c live.Card) (Slept, error) {
+	t, err := m.hostedCard(ctx, c)
+	if err != nil {
+		return Slept{}, err
+	}
+	if why := sleepable(c); why != "" {
+		return Slept{}, invalid("not put to sleep: %s", why)
+	}
+	if m.claimed(t.id) {
+		return Slept{}, invalid("not put to sleep: a request is using it right now")
+	}
+	return m.sleep(ctx, t, c)
+}
+
+func (m *Manager) sleep(ctx context.Context, t *terminal, c live.Card) (Slept, error) {
+	if err := m.close(ctx, t); err != nil {
+		return Slept{}, err
+	}
+	if _, err := m.opts.Live.Sleep(ctx, t.id, c.Memory.RSS); err != nil {
+		m.log.Warn("card not marked asleep", "terminal", t.id, "error", err)
+	}
+	m.log.Info("session put to sleep", "session", c.Key.String(), "freed_bytes", c.Memory.RSS)
+	return Slept{Key: c.Key, Freed: c.Memory.RSS}, nil
+}
+
 // SleepIdle closes the windows of hosted sessions idle for longer than
 // limit (seed 000 "Sleep idle sessions"): the card stays, marked asleep,
 // and Resume brings it back. A session working, asking or waiting for an
-// approval or answer is never put to sleep.
+// approval or answer is never put to sleep, and neither is one a request
+// has claimed.
 func (m *Manager) SleepIdle(ctx context.Context, now time.Time, limit time.Duration) []Slept {
 	m.mu.Lock()
 	terms := make([]*terminal, 0, len(m.terms))
 	for _, t := range m.terms {
-		terms = append(terms, t)
+		if !t.claimed {
+			terms = append(terms, t)
+		}
 	}
 	m.mu.Unlock()
 	var out []Slept
@@ -749,19 +971,12 @@ func (m *Manager) SleepIdle(ctx context.Context, now time.Time, limit time.Durat
 		if !ok || c.State != hookstate.StateIdle || now.Sub(c.Since) < limit {
 			continue
 		}
-		if err := m.opts.Terminals.Kill(ctx, t.pane); err != nil && !errors.Is(err, tmux.ErrNoPane) && !errors.Is(err, tmux.ErrNoServer) {
+		s, err := m.sleep(ctx, t, c)
+		if err != nil {
 			m.log.Warn("idle session not put to sleep", "terminal", t.id, "error", err)
 			continue
 		}
-		m.mu.Lock()
-		delete(m.terms, t.id)
-		m.mu.Unlock()
-		m.forget(ctx, t.id)
-		if _, err := m.opts.Live.Sleep(ctx, t.id); err != nil {
-			m.log.Warn("card not marked asleep", "terminal", t.id, "error", err)
-		}
-		m.log.Info("idle session put to sleep", "session", c.Key.String(), "idle", now.Sub(c.Since).Round(time.Second), "freed_bytes", c.Memory.RSS)
-		out = append(out, Slept{Key: c.Key, Freed: c.Memory.RSS})
+		out = append(out, s)
 	}
 	return out
 }
@@ -799,6 +1014,9 @@ type Health struct {
 	Age          string    `json:"age"`
 	Stalled      bool      `json:"stalled"`
 	Hint         string    `json:"hint,omitempty"`
+	// Tmux is paddock's tmux server: its crashes and the sessions
+	// recovered or lost with them.
+	Tmux TmuxHealth `json:"tmux"`
 }
 
 // Health reports on a hosted session at now.
@@ -807,7 +1025,7 @@ func (m *Manager) Health(ctx context.Context, c live.Card, now time.Time) (Healt
 	if err != nil {
 		return Health{}, err
 	}
-	h := Health{State: string(c.State), Age: now.Sub(t.started).Round(time.Second).String(), LastActivity: c.LastEvent}
+	h := Health{State: string(c.State), Age: now.Sub(t.started).Round(time.Second).String(), LastActivity: c.LastEvent, Tmux: m.Tmux()}
 	if c.Transcript != "" {
 		if _, err := os.Stat(c.Transcript); err == nil {
 			h.Transcript = true

@@ -3,6 +3,7 @@ package hosted
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"paddock/internal/live"
 	"paddock/internal/session"
@@ -132,6 +133,9 @@ func (m *Manager) Reattach(ctx context.Context, rec Reconciler, restored <-chan 
 	for _, p := range rc.Gone {
 		end(p)
 	}
+	m.tmux.update(func(h *TmuxHealth) {
+		h.ServerPID, h.Recovered, h.Orphaned, h.LastCheck = rc.ServerPID, h.Recovered+out.Recovered, h.Orphaned+out.Orphaned, time.Now()
+	})
 	m.log.Info("hosted terminals re-attached", "recovered", out.Recovered, "orphaned", out.Orphaned, "tmux_server", rc.ServerPID)
 	return out, nil
 }

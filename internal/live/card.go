@@ -38,6 +38,26 @@ type Card struct {
 	Memory    Memory
 	// History is the card's recent states, oldest first (at most 32).
 	History []Transition
+
+	// Launch is how paddock started the agent (hosted's encoding), when it
+	// did: Restart and Reconnect start it the same way again.
+	Launch []byte
+	Name   string // the user's name for the session, when given
+	// Note explains a state paddock chose rather than an agent reported
+	// (a resume that produced no event); cleared by the next event.
+	Note string
+	// Freed is the resident memory closed when paddock put the session to
+	// sleep; 0 otherwise.
+	Freed uint64
+	// Runs are the card's earlier sessions, oldest first (at most five).
+	Runs []Run
+}
+
+// Run is an earlier session shown on the same card: the conversation
+// before a resume became a new session id.
+type Run struct {
+	Key   session.Key `json:"key"`
+	Ended time.Time   `json:"ended"`
 }
 
 // Transition is one entry of a card's state history.
@@ -75,6 +95,8 @@ const maxSubagents = 64
 func (c Card) clone() Card {
 	c.Subagents = slices.Clone(c.Subagents)
 	c.History = slices.Clone(c.History)
+	c.Launch = slices.Clone(c.Launch)
+	c.Runs = slices.Clone(c.Runs)
 	if c.Dialog != nil {
 		d := *c.Dialog
 		c.Dialog = &d

@@ -224,7 +224,7 @@ func (s *Service) Adopt(ctx context.Context, t Terminal, key session.Key) (sessi
 
 // Sleep marks the card of a hosted terminal paddock closed to free memory
 // as asleep, and forgets the terminal. It reports whether there was one.
-func (s *Service) Sleep(ctx context.Context, terminalID string) (bool, error) {
+func (s *Service) Sleep(ctx context.Context, terminalID string, freed uint64) (bool, error) {
 	var ok bool
 	err := s.call(ctx, func(o *owner, u *update) {
 		t := o.terms[terminalID]
@@ -234,12 +234,26 @@ func (s *Service) Sleep(ctx context.Context, terminalID string) (bool, error) {
 		delete(o.terms, terminalID)
 		if m := o.tracker.Get(t.key); m != nil {
 			m.MarkAsleep(s.now())
+			if md := o.meta[t.key]; md != nil {
+				md.freed = freed
+			}
 			o.record(t.key)
 			u.touch(t.key)
 			ok = true
 		}
 	})
 	return ok, err
+}
+
+// Restarting puts the card of a hosted terminal into connecting and
+// forgets the terminal, before hosting closes it to start the agent again
+// (see owner.restarting). It reports the card's key; false when the
+// terminal is unknown.
+func (s *Service) Restarting(ctx context.Context, terminalID string) (session.Key, bool, error) {
+	var key session.Key
+	var ok bool
+	err := s.call(ctx, func(o *owner, u *update) { key, ok = o.restarting(terminalID, s.now(), u) })
+	return key, ok, err
 }
 
 // Restored is closed once the saved cards are back (or there were none):

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,31 @@ type Terminal struct {
 	// Resume is the session this terminal resumes, when it was started to
 	// resume one: its card keeps going under whatever id the agent reports.
 	Resume string
+	// Launch is how the agent was started (hosted's own encoding, opaque
+	// here): kept on the card so that Restart and Reconnect can start it
+	// again the same way after it ended.
+	Launch []byte
+	// Name is the name the user gave the session, shown on its card.
+	Name string
+	// Parent is the session this one was started from, when the user
+	// named one: the board groups it under that card.
+	Parent session.Key
+}
+
+// setLaunch copies what a hosted terminal says about how its agent was
+// started onto its card; empty fields keep what the card had.
+func (m *meta) setLaunch(spec Terminal) {
+	if len(spec.Launch) > 0 {
+		m.launch = slices.Clone(spec.Launch)
+	}
+	if spec.Name != "" {
+		m.name = spec.Name
+	}
+	if spec.Parent.ID != "" {
+		m.parent = spec.Parent
+	}
+	m.terminalID, m.tmuxPane = spec.ID, spec.TmuxPane
+	m.note, m.freed = "", 0
 }
 
 // resumeWindow: a resume that produced no event in this long is no longer
@@ -52,7 +78,7 @@ func (o *owner) host(spec Terminal, now time.Time, u *update) session.Key {
 		m = &meta{}
 		o.meta[key] = m
 	}
-	m.terminalID, m.tmuxPane = spec.ID, spec.TmuxPane
+	m.setLaunch(spec)
 	if spec.Cwd != "" {
 		m.cwd = spec.Cwd
 	}
@@ -76,13 +102,53 @@ func (o *owner) adopt(spec Terminal, key session.Key, now time.Time, u *update) 
 		m = &meta{}
 		o.meta[key] = m
 	}
-	m.terminalID, m.tmuxPane = spec.ID, spec.TmuxPane
+	m.setLaunch(spec)
 	if spec.Cwd != "" && m.cwd == "" {
 		m.cwd = spec.Cwd
 	}
 	o.terms[spec.ID] = &terminal{spec: spec, created: now, key: key, seen: []session.Key{key}}
 	u.touch(key)
 	return key
+}
+
+// restarting moves a hosted terminal's card into connecting before paddock
+// closes the terminal to start its agent again: the old agent's
+// SessionEnd and its process exit must not end the card (seed 000:
+// Restart shows no ended in between). The terminal is forgotten; Adopt
+// registers the new one on the same card.
+func (o *owner) restarting(id string, now time.Time, u *update) (session.Key, bool) {
+	t := o.terms[id]
+	if t == nil || o.tracker.Get(t.key) == nil {
+		return session.Key{}, false
+	}
+	delete(o.terms, id)
+	if m := o.meta[t.key]; m != nil {
+		m.pid, m.ppid, m.facts, m.note = 0, 0, hookstate.Facts{}, ""
+	}
+	o.tracker.Get(t.key).MarkConnecting(now)
+	o.record(t.key)
+	u.touch(t.key)
+	return t.key, true
+}
+
+// settleResumes returns to idle the cards of resumes (and restarts) whose
+// agent has reported nothing within resumeWindow, saying why on the card.
+func (o *owner) settleResumes(now time.Time, u *update) {
+	for _, t := range o.terms {
+		if t.spec.Resume == "" || now.Sub(t.created) <= resumeWindow {
+			continue
+		}
+		mc, m := o.tracker.Get(t.key), o.meta[t.key]
+		if mc == nil || m == nil || mc.State() != hookstate.StateConnecting || m.lastEvent.After(t.created) {
+			continue
+		}
+		if mc.Settle(now) {
+			m.note = "Resumed " + resumeWindow.String() + " ago, but the agent has reported nothing since: " +
+				"it may be waiting on a question in its terminal (open the terminal view), or its hooks are not installed (paddock hooks install)."
+			o.record(t.key)
+			u.touch(t.key)
+		}
+	}
 }
 
 // unhost forgets a hosted terminal (its window closed). Its card stays,

@@ -2,6 +2,7 @@ package live
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"paddock/internal/hookstate"
@@ -38,7 +39,20 @@ type meta struct {
 	memory Memory
 
 	history []Transition // newest last, at most maxHistory
+
+	// From hosting (Terminal): how the agent was launched, the user's name
+	// for it, why a resume settled, the memory freed when it was put to
+	// sleep, and the earlier session ids this card showed.
+	launch []byte
+	name   string
+	note   string
+	freed  uint64
+	runs   []Run
 }
+
+// maxRuns is how many earlier runs a card remembers (seed 000: the
+// conversation keeps up to five previous runs).
+const maxRuns = 5
 
 // maxHistory bounds the transitions kept per card.
 const maxHistory = 32
@@ -126,8 +140,11 @@ func (o *owner) event(ev hookstate.Event, now time.Time, u *update) {
 			return
 		}
 		if from, ok := o.match(ev, now); ok && from != key {
-			o.rekey(from, key, u)
+			o.rekey(from, key, now, u)
 		}
+	}
+	if !isNew && ev.Kind == hookstate.KindSessionEnd && o.fromOldTerminal(key, ev) {
+		return
 	}
 	changed, tracked := o.tracker.Apply(key, ev, now)
 	if !tracked {
@@ -145,7 +162,10 @@ func (o *owner) event(ev hookstate.Event, now time.Time, u *update) {
 		m.terminalID = t.spec.ID
 		changed = true
 	}
-	if m.note(ev, now) || changed {
+	if m.note != "" && ev.AgentID == "" {
+		m.note, changed = "", true // the agent spoke: the explanation is stale
+	}
+	if m.observe(ev, now) || changed {
 		u.touch(key)
 	}
 	o.record(key)
@@ -156,6 +176,15 @@ func (o *owner) event(ev hookstate.Event, now time.Time, u *update) {
 		m.facts.Process = hookstate.ProcessUnknown
 	}
 	o.subagent(key, m, ev, now, u)
+}
+
+// fromOldTerminal reports whether ev comes from a hosted terminal the card
+// has moved on from (a restart closed it and started the agent in a new
+// one): the old agent's SessionEnd must not end the card.
+func (o *owner) fromOldTerminal(key session.Key, ev hookstate.Event) bool {
+	m := o.meta[key]
+	id := ev.Relay.TerminalID
+	return m != nil && id != "" && m.terminalID != "" && id != m.terminalID && o.terms[id] == nil
 }
 
 // admits reports whether an event of a session no card has may open one:
@@ -181,9 +210,9 @@ func terminalLess(ev hookstate.Event) bool {
 	return !r.SentAt.IsZero() && r.TTY == "" && r.TerminalID == "" && r.TmuxPane == ""
 }
 
-// note records what the event says about the session beyond its state; it
+// observe records what the event says about the session beyond its state; it
 // reports whether anything a card shows changed.
-func (m *meta) note(ev hookstate.Event, now time.Time) bool {
+func (m *meta) observe(ev hookstate.Event, now time.Time) bool {
 	before := *m
 	set := func(dst *string, v string) {
 		if v != "" {
@@ -307,13 +336,22 @@ func (m *meta) addSubagent(s Subagent) {
 }
 
 // rekey moves a card (machine and meta) to a new session key.
-func (o *owner) rekey(from, to session.Key, u *update) {
+func (o *owner) rekey(from, to session.Key, now time.Time, u *update) {
 	if !o.tracker.Rekey(from, to) {
 		return
 	}
 	if m := o.meta[from]; m != nil {
 		delete(o.meta, from)
 		o.meta[to] = m
+		// The card's earlier session (a resume the CLI refused, /clear, a
+		// fresh agent on the card) stays reachable from it.
+		if !strings.HasPrefix(from.ID, provisionalStart) {
+			m.runs = slices.DeleteFunc(m.runs, func(r Run) bool { return r.Key == from || r.Key == to })
+			m.runs = append(m.runs, Run{Key: from, Ended: now})
+			if len(m.runs) > maxRuns {
+				m.runs = slices.Delete(m.runs, 0, len(m.runs)-maxRuns)
+			}
+		}
 	}
 	for _, t := range o.terms {
 		if t.key == from {
@@ -334,6 +372,7 @@ func (o *owner) tick(now time.Time, u *update) {
 		o.record(k)
 		u.touch(k)
 	}
+	o.settleResumes(now, u)
 	o.pruneSpawns(now)
 }
 
@@ -414,6 +453,9 @@ func (o *owner) card(k session.Key) (Card, bool) {
 		c.Subagents = slices.Clone(m.subagents)
 		c.Memory = m.memory
 		c.History = slices.Clone(m.history)
+		c.Launch = slices.Clone(m.launch)
+		c.Name, c.Note, c.Freed = m.name, m.note, m.freed
+		c.Runs = slices.Clone(m.runs)
 	}
 	c.External = c.TerminalID == ""
 	if !c.External {

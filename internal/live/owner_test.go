@@ -2,6 +2,7 @@ package live
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -362,5 +363,113 @@ func TestDiscoveredProcessesBindPIDs(t *testing.T) {
 	o.discovered([]procscan.AgentProcess{{PID: 99, Runtime: "claude", ArgSessionID: "s", Interactive: true}}, newUpdate())
 	if c, _ := o.card(key("s")); c.PID != 4242 {
 		t.Fatalf("hook pid replaced: %d", c.PID)
+	}
+}
+
+func TestResumeJustLaunchedKeepsEarlierRun(t *testing.T) {
+	o := newOwner(hookstate.Config{})
+	run(t, o, step{0, hook("orig", hookstate.KindSessionStart, "SessionStart")}, step{time.Second, hook("orig", hookstate.KindSessionEnd, "SessionEnd")})
+	o.host(Terminal{ID: "R1", Runtime: "claude", Cwd: "/home/u/proj", Resume: "orig"}, t0.Add(time.Hour), newUpdate())
+	run(t, o, step{time.Hour + time.Second, with(hook("fork", hookstate.KindSessionStart, "SessionStart"), func(e *hookstate.Event) {
+		e.Relay.PID, e.Relay.TerminalID = 8888, "R1"
+	})})
+	c, _ := o.card(key("fork"))
+	if len(c.Runs) != 1 || c.Runs[0].Key != key("orig") {
+		t.Fatalf("runs %+v, want the original session", c.Runs)
+	}
+	// At most five earlier runs, oldest dropped first.
+	from := key("fork")
+	for i := range 7 {
+		to := key("run" + string(rune('a'+i)))
+		o.rekey(from, to, t0.Add(2*time.Hour), newUpdate())
+		from = to
+	}
+	c, _ = o.card(from)
+	if len(c.Runs) != maxRuns || c.Runs[0].Key != key("runb") || c.Runs[maxRuns-1].Key != key("runf") {
+		t.Fatalf("runs %+v", c.Runs)
+	}
+}
+
+func TestResumeWithoutEventSettlesToIdle(t *testing.T) {
+	// Pi's connecting never times out on its own (it has no SessionStart
+	// guarantee); a resume that says nothing for two minutes must not hang
+	// in connecting.
+	o := newOwner(hookstate.Config{})
+	pk := session.Key{Runtime: "pi", ID: "p1"}
+	u := newUpdate()
+	if k := o.host(Terminal{ID: "R1", Runtime: "pi", Cwd: "/p", Resume: "p1"}, t0, u); k != pk {
+		t.Fatalf("key %v", k)
+	}
+	o.tick(t0.Add(resumeWindow-time.Second), u)
+	if c, _ := o.card(pk); c.State != hookstate.StateConnecting || c.Note != "" {
+		t.Fatalf("settled early: %+v", c)
+	}
+	o.tick(t0.Add(resumeWindow+time.Second), u)
+	c, _ := o.card(pk)
+	if c.State != hookstate.StateIdle || !strings.Contains(c.Note, "reported nothing") {
+		t.Fatalf("after the window: %q %q", c.State, c.Note)
+	}
+	// The next event from the agent clears the explanation.
+	o.event(hookstate.Event{Runtime: "pi", SessionID: "p1", Kind: hookstate.KindPrompt, Name: "agent_start",
+		Relay: hookstate.RelayInfo{TerminalID: "R1", SentAt: t0.Add(3 * time.Minute)}}, t0.Add(3*time.Minute), u)
+	if c, _ := o.card(pk); c.Note != "" || c.State != hookstate.StatePrompting {
+		t.Fatalf("after an event: %q %q", c.State, c.Note)
+	}
+}
+
+func TestRestartingNeverShowsEnded(t *testing.T) {
+	o := newOwner(hookstate.Config{})
+	u := newUpdate()
+	launch := []byte(`{"runtime":"claude","model":"opus"}`)
+	o.host(Terminal{ID: "T1", Runtime: "claude", Cwd: "/home/u/proj", SessionID: "s1", Launch: launch, Name: "api work"}, t0, u)
+	run(t, o, step{time.Second, with(hook("s1", hookstate.KindSessionStart, "SessionStart"), func(e *hookstate.Event) { e.Relay.TerminalID = "T1" })})
+	k, ok := o.restarting("T1", t0.Add(time.Minute), u)
+	if !ok || k != key("s1") || state(t, o, k) != hookstate.StateConnecting {
+		t.Fatalf("restarting: %v %v %q", k, ok, state(t, o, k))
+	}
+	// The old agent's goodbye, from the closed terminal, arrives after the
+	// new terminal took the card.
+	o.adopt(Terminal{ID: "T2", Runtime: "claude", Cwd: "/home/u/proj", Resume: "s1", Launch: launch, Name: "api work"}, k, t0.Add(61*time.Second), u)
+	run(t, o,
+		step{62 * time.Second, with(hook("s1", hookstate.KindSessionEnd, "SessionEnd"), func(e *hookstate.Event) { e.Relay.TerminalID = "T1" })},
+		step{63 * time.Second, with(hook("s1", hookstate.KindSessionStart, "SessionStart"), func(e *hookstate.Event) { e.Relay.TerminalID = "T2" })},
+	)
+	c, _ := o.card(k)
+	if c.State != hookstate.StateIdle || c.TerminalID != "T2" || c.Name != "api work" || string(c.Launch) != string(launch) {
+		t.Fatalf("card after restart: %+v", c)
+	}
+	for _, h := range c.History {
+		if h.State == hookstate.StateEnded {
+			t.Fatalf("history went through ended: %+v", c.History)
+		}
+	}
+	// Its own terminal's SessionEnd still ends it.
+	run(t, o, step{70 * time.Second, with(hook("s1", hookstate.KindSessionEnd, "SessionEnd"), func(e *hookstate.Event) { e.Relay.TerminalID = "T2" })})
+	if state(t, o, k) != hookstate.StateEnded {
+		t.Fatalf("own SessionEnd: %q", state(t, o, k))
+	}
+	if _, ok := o.restarting("nope", t0, u); ok {
+		t.Fatal("restarting an unknown terminal")
+	}
+}
+
+func TestSaveRestoreKeepsLaunchAndRuns(t *testing.T) {
+	o := newOwner(hookstate.Config{})
+	u := newUpdate()
+	o.host(Terminal{ID: "T1", Runtime: "claude", Cwd: "/p", SessionID: "s1", Launch: []byte(`{"runtime":"claude","effort":"high"}`), Name: "n",
+		Parent: key("lead")}, t0, u)
+	run(t, o, step{time.Second, with(hook("s1", hookstate.KindSessionStart, "SessionStart"), func(e *hookstate.Event) { e.Relay.TerminalID = "T1" })})
+	o.rekey(key("s1"), key("s2"), t0.Add(time.Minute), u)
+	o.meta[key("s2")].freed = 123 << 20
+	cards, _ := o.save(map[session.Key]bool{key("s2"): true}, t0.Add(2*time.Minute))
+	o2 := newOwner(hookstate.Config{})
+	if n := o2.restore(hookstate.Config{}, cards); n != 1 {
+		t.Fatalf("restored %d", n)
+	}
+	a, _ := o.card(key("s2"))
+	b, _ := o2.card(key("s2"))
+	if string(b.Launch) != string(a.Launch) || b.Name != "n" || b.Parent != key("lead") || b.Freed != 123<<20 ||
+		len(b.Runs) != 1 || b.Runs[0].Key != key("s1") {
+		t.Fatalf("restored %+v\nsaved %+v", b, a)
 	}
 }

@@ -45,6 +45,11 @@ type savedCard struct {
 	LastEvent  time.Time          `json:"last_event,omitzero"`
 	Subagents  []Subagent         `json:"subagents,omitempty"`
 	History    []Transition       `json:"history,omitempty"`
+	Launch     json.RawMessage    `json:"launch,omitempty"`
+	Name       string             `json:"name,omitempty"`
+	Note       string             `json:"note,omitempty"`
+	Freed      uint64             `json:"freed,omitempty"`
+	Runs       []Run              `json:"runs,omitempty"`
 }
 
 // save encodes the cards of keys (those still tracked) and lists the gone
@@ -60,7 +65,8 @@ func (o *owner) save(keys map[session.Key]bool, now time.Time) (cards []store.Li
 		}
 		b, err := json.Marshal(savedCard{Machine: mc.Snapshot(), Cwd: m.cwd, Transcript: m.transcript, Model: m.model,
 			Prompt: m.prompt, PID: m.pid, PPID: m.ppid, TTY: m.tty, Terminal: m.termKind, TmuxPane: m.tmuxPane,
-			TerminalID: m.terminalID, Parent: m.parent, LastEvent: m.lastEvent, Subagents: m.subagents, History: m.history})
+			TerminalID: m.terminalID, Parent: m.parent, LastEvent: m.lastEvent, Subagents: m.subagents, History: m.history,
+			Launch: m.launch, Name: m.name, Note: m.note, Freed: m.freed, Runs: m.runs})
 		if err != nil {
 			continue
 		}
@@ -88,7 +94,8 @@ func (o *owner) restore(cfg hookstate.Config, cards []store.LiveCard) (restored 
 		o.meta[k] = &meta{cwd: sc.Cwd, transcript: sc.Transcript, model: sc.Model, prompt: sc.Prompt,
 			pid: sc.PID, ppid: sc.PPID, tty: sc.TTY, termKind: sc.Terminal, tmuxPane: sc.TmuxPane,
 			terminalID: sc.TerminalID, parent: sc.Parent, lastEvent: sc.LastEvent,
-			subagents: sc.Subagents, history: sc.History}
+			subagents: sc.Subagents, history: sc.History,
+			launch: sc.Launch, name: sc.Name, note: sc.Note, freed: sc.Freed, runs: sc.Runs}
 		restored++
 	}
 	return restored

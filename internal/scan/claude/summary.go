@@ -147,8 +147,12 @@ func (b *summaryBuilder) record(r *record) {
 	case typeAgentName:
 		// Teammates and named subagents start with their agent name. Claude
 		// 2.1+ also names top-level sessions, but only after the first
-		// prompt, so only a name before any input marks an internal session.
-		if r.Value != "" && !b.sawInput && !b.headDone {
+		// prompt, so only a name before any input marks an internal session
+		// (seed 002 §6) — except the name the user gave with `claude
+		// --name X`, which 2.1.328 writes as custom-title X and then
+		// agent-name X ahead of the first prompt. A teammate named so is
+		// still caught by its team-lead brief.
+		if r.Value != "" && !b.sawInput && !b.headDone && r.Value != b.custom {
 			b.internal = true
 		}
 	case typeCustomTitle:

@@ -124,6 +124,28 @@ func TestListingFilters(t *testing.T) {
 			false, 0,
 		},
 		{
+			// `claude --name X` (2.1.328, recorded by paddock's hosted
+			// e2e) opens the file with custom-title X then agent-name X,
+			// before the first prompt: the user's own session, named.
+			"--name: custom-title then the same agent-name at the head",
+			[]string{meta("custom-title", "customTitle", "api-work"), meta("agent-name", "agentName", "api-work"),
+				user("u1", "", "hello", 0), answer("a1", "u1", "hi", 1)},
+			true, 1,
+		},
+		{
+			"custom-title and a different agent-name at the head",
+			[]string{meta("custom-title", "customTitle", "api-work"), meta("agent-name", "agentName", "alice"),
+				user("u1", "", "hello", 0), answer("a1", "u1", "hi", 1)},
+			false, 0,
+		},
+		{
+			// A teammate stays filtered by its brief even when named.
+			"named teammate briefed by the team lead",
+			[]string{meta("custom-title", "customTitle", "alice"), meta("agent-name", "agentName", "alice"),
+				user("u1", "", `<teammate-message teammate_id="team-lead" summary="tests">Add relay tests.</teammate-message>`, 0)},
+			false, 0,
+		},
+		{
 			// Claude 2.1+ names top-level sessions after their first prompt.
 			"kebab-case agent-name after the first prompt",
 			[]string{user("u1", "", "fix the login", 0), meta("agent-name", "agentName", "fix-the-login"), answer("a1", "u1", "done", 1)},
