@@ -1,0 +1,162 @@
+package cursor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"paddock/internal/procscan"
+	"paddock/internal/sharedtest"
+)
+
+// treeState records every entry under root: mode, size, mtime and a sha256
+// of file contents. Directories are included, so a created or removed file
+// shows up as a changed directory mtime too.
+func treeState(t *testing.T, root string, skip func(string) bool) map[string]string {
+	t.Helper()
+	state := make(map[string]string)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if skip != nil && skip(path) {
+			return nil
+		}
+		info, err := os.Lstat(path)
+		if err != nil {
+			return err
+		}
+		sum := ""
+		if info.Mode().IsRegular() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			h := sha256.Sum256(data)
+			sum = hex.EncodeToString(h[:])
+		}
+		state[path] = fmt.Sprintf("%v %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), sum)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+func compareTrees(t *testing.T, before, after map[string]string) {
+	t.Helper()
+	for _, p := range slices.Sorted(maps.Keys(before)) {
+		if after[p] != before[p] {
+			t.Errorf("%s changed:\n  before %s\n  after  %s", p, before[p], after[p])
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s created", p)
+		}
+	}
+}
+
+// exercise calls every public method on every chat, twice (the second time
+// on warm caches).
+func exercise(t *testing.T, s *Scanner, ids []string) {
+	t.Helper()
+	ctx := context.Background()
+	for range 2 {
+		if _, err := s.Scan(ctx, -1, ids); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			_, _ = s.Session(ctx, id)
+			_, _ = s.Conversation(ctx, id)
+		}
+		s.WatchDirs()
+	}
+}
+
+// Every public method leaves Cursor's folder exactly as it was (seed §1:
+// scanning is read-only): in particular, previewing a closed chat's
+// store.db creates no -wal or -shm beside it, which a plain read-only
+// SQLite open would. The real public transcript fixture is part of the
+// tree; the chats are SYNTHETIC (formats.md §5.2 shapes).
+func TestReadOnly(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where store copies are made, and must be removed from
+	root, proj := t.TempDir(), t.TempDir()
+	copyTree(t, sharedtest.Fixtures(t, "public", "cursor", "deja-vu", "fixtures", "registry", "cursor"), root)
+	writeChat(t, root, chatSpec{id: "parent", cwd: proj, meta: map[string]any{"title": "P", "cwd": proj, "hasConversation": true},
+		store:   &storeSpec{meta: map[string]any{"agentId": "parent"}, messages: []any{cursorUser("q"), assistantMsg(textPart("r"))}},
+		prompts: []any{"q"}})
+	writeChat(t, root, chatSpec{id: "sub", cwd: proj, meta: map[string]any{"cwd": proj, "isSubagent": true},
+		store: &storeSpec{meta: map[string]any{"agentId": "sub", "subagentInfo": map[string]any{"parentAgentId": "parent", "rootParentAgentId": "parent"}}}})
+	writeChat(t, root, chatSpec{id: "meta-only", cwd: proj, meta: map[string]any{"cwd": proj}})
+	ids := []string{"parent", "sub", "meta-only", "registry-cursor", "missing"}
+
+	// A live Cursor process on the subagent's chat makes store reads for
+	// liveness happen too.
+	self := os.Getpid()
+	procs := func(context.Context) ([]procscan.AgentProcess, error) {
+		return []procscan.AgentProcess{{PID: self, Runtime: "cursor", ArgSessionID: "sub"}}, nil
+	}
+	before := treeState(t, root, nil)
+	s := New(Options{Dir: root, Processes: procs})
+	exercise(t, s, ids)
+	if got := scanAll(t, s); !got["parent"].Live {
+		t.Error("the subagent's process did not mark its parent live")
+	}
+	compareTrees(t, before, treeState(t, root, nil))
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary store copies left behind: %v", left)
+	}
+}
+
+// While Cursor has a chat open (its -wal and -shm exist), the store is read
+// in place: store.db and its -wal are untouched. The -shm is SQLite's
+// shared index that every reader, even a read-only one, takes read locks
+// in; it is left out of the comparison. SYNTHETIC (writer = Cursor).
+func TestReadOnlyWhileOpen(t *testing.T) {
+	root, proj := t.TempDir(), t.TempDir()
+	dir := writeChat(t, root, chatSpec{id: "open", cwd: proj, meta: map[string]any{"cwd": proj, "hasConversation": true},
+		store: &storeSpec{meta: map[string]any{"agentId": "open"}, messages: []any{cursorUser("q")}}})
+	w := openWriter(t, filepath.Join(dir, "store.db"))
+	defer w.Close()
+	fillStore(t, w, &storeSpec{meta: map[string]any{"agentId": "open"}, messages: []any{cursorUser("q"), assistantMsg(textPart("r"))}})
+	// The writer's own mtimes must not be what changes between snapshots.
+	old := time.Now().Add(-time.Hour)
+	for _, f := range []string{"store.db", "store.db-wal"} {
+		setMtime(t, filepath.Join(dir, f), old)
+	}
+	skipShm := func(p string) bool { return filepath.Base(p) == "store.db-shm" || p == dir }
+	before := treeState(t, root, skipShm)
+	exercise(t, New(Options{Dir: root}), []string{"open"})
+	compareTrees(t, before, treeState(t, root, skipShm))
+}
+
+// copyTree copies the regular files under src into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		writeFile(t, filepath.Join(dst, rel), data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

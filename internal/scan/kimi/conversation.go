@@ -1,0 +1,279 @@
+package kimi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"paddock/internal/session"
+)
+
+// This file rebuilds a kimi-code conversation from agents/main/wire.jsonl
+// the way kimi-code's own transcript reducer does (contextTranscript.ts and
+// loopEventFold.ts in its bundle): context messages are appended as they
+// come, except that those arriving while tool calls are unanswered wait
+// until the results are in; each streamed step (step.begin … step.end)
+// becomes one assistant message holding its text parts; /undo removes the
+// turns it undid; a compaction is a floor /undo cannot cross. Only real
+// human prompts and readable assistant text are kept (seed 002 §6): no
+// thinking, tool calls, tool results, injected reminders or summaries.
+
+// entry is one message of the rebuilt transcript. Hidden entries are kept
+// only where /undo needs them: user turns that are not human input but
+// still count as turns (slash commands), and compaction floors.
+type entry struct {
+	role       string // session.RoleUser or session.RoleAssistant; "" when hidden
+	text       strings.Builder
+	time       time.Time
+	anchor     bool // a user turn /undo counts
+	compaction bool // /undo stops here
+}
+
+// fold is the state of one pass over a wire file.
+type fold struct {
+	entries    []*entry
+	clearFloor int
+
+	open     *entry // the assistant message of the open step
+	openStep string
+	pending  map[string]bool // tool calls of the open turn without a result yet
+	deferred []*entry        // messages held back while tool calls are pending
+
+	badLines int
+}
+
+func newFold() *fold { return &fold{pending: make(map[string]bool)} }
+
+func (f *fold) push(e *entry) { f.entries = append(f.entries, e) }
+
+func (f *fold) line(line []byte, oversize bool) {
+	if oversize {
+		f.badLines++
+		return
+	}
+	if len(line) == 0 {
+		return
+	}
+	typ, ok := recordType(line)
+	if !ok {
+		f.badLines++
+		return
+	}
+	if !convTypes[typ] {
+		return
+	}
+	var r wireRecord
+	if json.Unmarshal(line, &r) != nil {
+		f.badLines++
+		return
+	}
+	switch typ {
+	case recAppendMessage:
+		if m, ok := decodeMessage(r.Message); ok {
+			f.appendMessage(m, r.time())
+		}
+	case recLoopEvent:
+		if e, ok := decodeEvent(r.Event); ok {
+			f.loopEvent(e, r.time())
+		}
+	case recCompaction:
+		if _, kept := jsonNum(r.KeptUsers); kept {
+			f.settle()
+		} else {
+			f.reset()
+		}
+		f.push(&entry{compaction: true})
+	case recUndo:
+		if n, ok := jsonNum(r.Count); ok && n >= 1 {
+			f.undo(int(n))
+		}
+	case recClear:
+		// The context starts afresh, but the history before it stays on
+		// screen; it only stops /undo from reaching back past here.
+		f.clearFloor = len(f.entries)
+		f.reset()
+	}
+}
+
+// appendMessage adds a context message, or holds it back while tool calls
+// wait for results.
+func (f *fold) appendMessage(m wireMessage, t time.Time) {
+	e := messageEntry(m, t)
+	if e == nil {
+		return
+	}
+	if len(f.pending) > 0 {
+		f.deferred = append(f.deferred, e)
+		return
+	}
+	f.push(e)
+}
+
+// messageEntry turns a context message into an entry, or nil when it shows
+// nothing and /undo does not count it (tool results, injections, system).
+func messageEntry(m wireMessage, t time.Time) *entry {
+	switch jsonStr(m.Role) {
+	case "user":
+		o := readOrigin(m.Origin)
+		e := &entry{time: t, anchor: o.undoAnchor()}
+		if text, ok := prompt(m); ok {
+			e.role = session.RoleUser
+			e.text.WriteString(text)
+		}
+		if e.role == "" && !e.anchor {
+			return nil
+		}
+		return e
+	case "assistant":
+		text := contentText(m.Content, false)
+		if strings.TrimSpace(text) == "" {
+			return nil
+		}
+		e := &entry{role: session.RoleAssistant, time: t}
+		e.text.WriteString(text)
+		return e
+	}
+	return nil
+}
+
+func (f *fold) loopEvent(e loopEvent, t time.Time) {
+	switch jsonStr(e.Type) {
+	case "step.begin":
+		f.settle()
+		f.open = &entry{role: session.RoleAssistant, time: t}
+		f.openStep = jsonStr(e.UUID)
+		f.push(f.open)
+	case "step.end":
+		// An interrupted or failed step stays open: its partial text was
+		// shown and is kept until the next step settles it.
+		if r := jsonStr(e.FinishReason); r == "interrupted" || r == "error" {
+			return
+		}
+		f.settle()
+	case "content.part":
+		if f.accepts(e) {
+			f.open.text.WriteString(partText(e.Part))
+		}
+	case "tool.call":
+		if f.accepts(e) {
+			if id := jsonStr(e.ToolCallID); id != "" {
+				f.pending[id] = true
+			}
+		}
+	case "tool.result":
+		id := jsonStr(e.ToolCallID)
+		if f.pending[id] {
+			delete(f.pending, id)
+			f.flush()
+		}
+	}
+}
+
+// accepts reports whether a streamed event belongs to the open step.
+func (f *fold) accepts(e loopEvent) bool {
+	return f.open != nil && jsonStr(e.StepUUID) == f.openStep
+}
+
+// settle closes the open step: unanswered tool calls count as interrupted
+// and the held-back messages follow.
+func (f *fold) settle() {
+	if f.open == nil {
+		f.flush()
+		return
+	}
+	clear(f.pending)
+	f.flush()
+	f.open, f.openStep = nil, ""
+}
+
+func (f *fold) flush() {
+	if len(f.pending) > 0 || len(f.deferred) == 0 {
+		return
+	}
+	f.entries = append(f.entries, f.deferred...)
+	f.deferred = f.deferred[:0]
+}
+
+func (f *fold) reset() {
+	f.open, f.openStep = nil, ""
+	clear(f.pending)
+	f.deferred = nil
+}
+
+// undo drops the last n user turns and everything after them, as /undo
+// does; it never crosses a compaction or a /clear.
+func (f *fold) undo(n int) {
+	removed := 0
+	for i := len(f.entries) - 1; i >= f.clearFloor; i-- {
+		e := f.entries[i]
+		if e.compaction {
+			break
+		}
+		f.entries = append(f.entries[:i], f.entries[i+1:]...)
+		if e.anchor {
+			removed++
+			if removed >= n {
+				break
+			}
+		}
+	}
+	f.reset()
+}
+
+// messages returns the visible messages in order. Deferred messages whose
+// tool calls never got a result (the file ends mid-turn) are shown too:
+// they were typed. Times never go backwards (kimi's own history view
+// clamps them the same way): a record with an earlier clock than the one
+// before it takes that one's time.
+func (f *fold) messages() []session.Message {
+	all := append(f.entries[:len(f.entries):len(f.entries)], f.deferred...)
+	out := make([]session.Message, 0, len(all))
+	var last time.Time
+	for _, e := range all {
+		if e.role == "" {
+			continue
+		}
+		text := e.text.String()
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		at := e.time
+		if !at.IsZero() {
+			if at.Before(last) {
+				at = last
+			}
+			last = at
+		}
+		out = append(out, session.Message{Role: e.role, Text: text, Time: at})
+	}
+	return out
+}
+
+// readWireConversation reads a whole wire file. A read error stops early
+// and is returned with what was read before it.
+func readWireConversation(ctx context.Context, path string) ([]session.Message, int, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer file.Close()
+	f := newFold()
+	ls := newLineScanner(file, keepTypes(convTypes))
+	for n := 0; ; n++ {
+		if n%2048 == 0 && ctx.Err() != nil {
+			return f.messages(), f.badLines, ctx.Err()
+		}
+		line, oversize, err := ls.scan()
+		if errors.Is(err, io.EOF) {
+			return f.messages(), f.badLines, nil
+		}
+		if err != nil {
+			return f.messages(), f.badLines, err
+		}
+		f.line(line, oversize)
+	}
+}

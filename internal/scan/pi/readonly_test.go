@@ -1,0 +1,119 @@
+package pi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"paddock/internal/procscan"
+	"paddock/internal/sharedtest"
+)
+
+// treeState records every entry under root: mode, size, mtime and a hash
+// of file contents. Directories are included, so a created or removed
+// file shows as a changed directory too.
+func treeState(t *testing.T, root string) map[string]string {
+	t.Helper()
+	state := make(map[string]string)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := os.Lstat(path)
+		if err != nil {
+			return err
+		}
+		sum := ""
+		if info.Mode().IsRegular() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			h := sha256.Sum256(data)
+			sum = hex.EncodeToString(h[:])
+		}
+		state[path] = fmt.Sprintf("%v %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), sum)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+// Every public method, on every recording and fixture — including the v1
+// files Pi itself would migrate in place — leaves the agent dir exactly as
+// it was (seed 002 §1, §4: scanning and previews are read-only).
+func TestReadOnly(t *testing.T) {
+	agent := t.TempDir()
+	for _, dir := range piRecordings(t) {
+		copyTree(t, filepath.Join(dir, "pi"), agent)
+	}
+	copyTree(t, sharedtest.Fixtures(t, "real", "pi-0.73.1", "pi-agent-dir"), agent)
+	pub := sharedtest.Fixtures(t, "public", "pi")
+	for i, src := range []string{
+		"pi-mono/packages/coding-agent/test/fixtures/large-session.jsonl",
+		"pi-mono/packages/coding-agent/test/fixtures/before-compaction.jsonl",
+		"agentsview/internal/parser/testdata/pi/session.jsonl",
+		"deja-vu/fixtures/registry/pi/session.jsonl",
+	} {
+		if err := copyFile(filepath.Join(pub, src), filepath.Join(agent, "sessions", "corral-public", fmt.Sprintf("p%d.jsonl", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(agent, "sessions", "--x--", "not-a-session.jsonl"), `{"type":"agent_start"}`+"\n")
+	before := treeState(t, agent)
+
+	s := newTestScanner(agent, func(o *Options) {
+		o.Processes = func(context.Context) ([]procscan.AgentProcess, error) {
+			return []procscan.AgentProcess{{PID: 1, Runtime: "pi", Interactive: true, ArgsHidden: true,
+				SessionID: "01a22861-ac0c-7370-9d5e-0f884cfc9b82"}}, nil
+		}
+	})
+	ctx := context.Background()
+	for range 2 { // the second pass runs on warm caches
+		infos, err := s.Scan(ctx, -1, []string{"pi-test-session-uuid", "missing"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(infos) < 13 {
+			t.Errorf("listed %d sessions", len(infos))
+		}
+		for _, info := range infos {
+			if _, err := s.Session(ctx, info.ID); err != nil {
+				t.Errorf("Session(%s): %v", info.ID, err)
+			}
+			if _, err := s.Conversation(ctx, info.ID); err != nil {
+				t.Errorf("Conversation(%s): %v", info.ID, err)
+			}
+			if f, err := s.FileOf(ctx, info.ID); err != nil || f != info.Path {
+				t.Errorf("FileOf(%s) = %s, %v", info.ID, f, err)
+			}
+			if id, err := IDOf(info.Path); err != nil || id != info.ID {
+				t.Errorf("IDOf(%s) = %s, %v", info.Path, id, err)
+			}
+		}
+		_, _ = s.Session(ctx, "missing")
+		_, _ = s.Scan(ctx, 1, nil)
+		s.WatchDirs()
+	}
+
+	after := treeState(t, agent)
+	for _, p := range slices.Sorted(maps.Keys(before)) {
+		if after[p] != before[p] {
+			t.Errorf("%s changed:\n  before %s\n  after  %s", p, before[p], after[p])
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s created", p)
+		}
+	}
+}
