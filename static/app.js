@@ -46,6 +46,51 @@
     if (b) { b.hidden = !show; }
   }
 
+  // The board's filters: they hide the cards that do not match (the
+  // "needs you" strip is never filtered), also in every board the
+  // websocket pushes, and keep the choice in the address.
+  function filterForm() { return document.querySelector("[data-filters]"); }
+  function applyFilters() {
+    var f = filterForm();
+    if (!f) { return; }
+    var agent = f.elements.agent.value, project = f.elements.project.value, live = f.elements.live.value;
+    var hidden = 0;
+    document.querySelectorAll('#board > [data-testid="card"]').forEach(function (c) {
+      var hide = (agent && c.dataset.runtime !== agent) || (project && c.dataset.project !== project) ||
+        (live === "1" && c.dataset.live !== "1");
+      c.hidden = !!hide;
+      if (hide) { hidden++; }
+    });
+    var note = f.querySelector("[data-filter-note]");
+    if (note) {
+      note.hidden = hidden === 0;
+      note.textContent = hidden + (hidden === 1 ? " session hidden" : " sessions hidden");
+    }
+  }
+  function initFilters() {
+    var f = filterForm();
+    if (!f) { return; }
+    var q = new URLSearchParams(location.search);
+    ["agent", "project", "live"].forEach(function (n) {
+      var v = q.get(n);
+      if (v === null) { return; }
+      var sel = f.elements[n];
+      if (!Array.prototype.some.call(sel.options, function (o) { return o.value === v; })) {
+        sel.add(new Option(v, v)); // chosen before its sessions appeared
+      }
+      sel.value = v;
+    });
+    f.addEventListener("change", function () {
+      var p = new URLSearchParams();
+      ["agent", "project", "live"].forEach(function (n) { if (f.elements[n].value) { p.set(n, f.elements[n].value); } });
+      var s = p.toString();
+      history.replaceState(null, "", location.pathname + (s ? "?" + s : ""));
+      applyFilters();
+    });
+    f.addEventListener("submit", function (ev) { ev.preventDefault(); });
+    applyFilters();
+  }
+
   var stick = true;
   document.addEventListener("DOMContentLoaded", function () {
     refreshTimes();
@@ -53,6 +98,7 @@
     var t = document.querySelector("[data-theme-toggle]");
     if (t) { t.addEventListener("click", toggleTheme); }
     if (document.getElementById("messages")) { toBottom(); }
+    initFilters();
   });
   window.addEventListener("scroll", function () { stick = nearBottom(); }, { passive: true });
   document.addEventListener("htmx:wsOpen", function () { banner(false); });
@@ -62,6 +108,7 @@
     refreshTimes(ev.detail && ev.detail.target);
     var tgt = ev.detail && ev.detail.target;
     if (tgt && tgt.id === "messages" && stick) { toBottom(); }
+    if (tgt && tgt.id === "board") { applyFilters(); }
   });
   document.addEventListener("htmx:afterSwap", function (ev) { refreshTimes(ev.detail && ev.detail.target); });
   // A message that reached the agent leaves the box empty for the next.

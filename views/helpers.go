@@ -43,3 +43,10 @@ var keyBar = []struct{ Name, Text, Label string }{
 
 // efforts are the effort levels the agents take, for the form's list.
 var efforts = []string{"minimal", "low", "medium", "high", "xhigh", "max", "off"}
+
+func liveFlag(live bool) string {
+	if live {
+		return "1"
+	}
+	return "0"
+}

@@ -23,6 +23,7 @@ type Card struct {
 	DOMID       string // stable element id, e.g. "card-claude-<id>"
 	URL         string
 	Runtime     string
+	Agent       string // the runtime's display name
 	ID          string
 	Project     string
 	Cwd         string
@@ -52,6 +53,16 @@ type Board struct {
 	NeedsYou []Card // approvals and questions, oldest first
 	Memory   string // "5.1 GB of 16.0 GB in use"; "" before the first process check
 	CanHost  bool   // paddock can start agents (tmux is available)
+	// Errors say which agents' histories could not be read just now.
+	Errors []string
+	// Agents and Projects are the filter choices: those on the board.
+	Agents   []Option
+	Projects []string
+}
+
+// Option is one choice of a select.
+type Option struct {
+	Value, Label string
 }
 
 // Subagent is one row of a session's AGENTS tab.

@@ -37,7 +37,7 @@ func TestBoardShowsSessions(t *testing.T) {
 	if title := strings.TrimSpace(cards.Find(".title").Text()); title != "first question about the build" {
 		t.Fatalf("card title %q", title)
 	}
-	if p := cards.Find(".agent").Text(); p != "claude" {
+	if p := cards.Find(".agent").Text(); p != "Claude" {
 		t.Fatalf("agent %q", p)
 	}
 	if doc.Find(`[ws-connect]`).Length() != 1 {

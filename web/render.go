@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/markdown"
+	"paddock/internal/runtimes"
 	"paddock/internal/session"
 	"paddock/static"
 	"paddock/views"
@@ -121,6 +123,7 @@ func (s *Server) card(e entry) views.Card {
 		DOMID:       domID(in.Key()),
 		URL:         sessionURL(in.Key()),
 		Runtime:     in.Runtime,
+		Agent:       runtimes.Label(in.Runtime),
 		ID:          in.ID,
 		Project:     in.Project,
 		Cwd:         in.Cwd,
@@ -199,6 +202,23 @@ func (s *Server) board() views.Board {
 		b.NeedsYou = append(b.NeedsYou, c)
 	}
 	b.CanHost = s.opts.Hosting != nil
+	for _, e := range s.opts.Sessions.Errors() {
+		b.Errors = append(b.Errors, runtimes.Label(e.Runtime)+": its history could not be read ("+e.Message+"); showing what was read before.")
+	}
+	seenAgent, seenProject := map[string]bool{}, map[string]bool{}
+	for _, c := range b.Cards {
+		seenAgent[c.Runtime] = true
+		if c.Project != "" && !seenProject[c.Project] {
+			seenProject[c.Project] = true
+			b.Projects = append(b.Projects, c.Project)
+		}
+	}
+	for _, rt := range runtimes.Names() {
+		if seenAgent[rt] {
+			b.Agents = append(b.Agents, views.Option{Value: rt, Label: runtimes.Label(rt)})
+		}
+	}
+	slices.Sort(b.Projects)
 	if m := s.live.Machine(); m.Total > 0 {
 		b.Memory = humanBytes(m.Used) + " of " + humanBytes(m.Total) + " in use"
 	}

@@ -28,6 +28,9 @@ type Sessions interface {
 	Get(ctx context.Context, k session.Key) (session.Info, error)
 	Messages(ctx context.Context, k session.Key) ([]session.Message, error)
 	Subscribe() (<-chan catalog.Change, func())
+	// Errors lists the runtimes whose last scan failed (their sessions are
+	// the last good list).
+	Errors() []catalog.RuntimeError
 }
 
 // CA is what the certificate page needs from the certificate manager.

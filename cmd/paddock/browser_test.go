@@ -56,9 +56,14 @@ func artifactDir(t *testing.T) string {
 // from the real Claude Code 2.1.328.
 func fixtureHome(t *testing.T) string {
 	t.Helper()
-	src := sharedtest.Fixtures(t, "real", "claude-2.1.328", "projects")
 	home := t.TempDir()
-	dst := filepath.Join(home, ".claude", "projects")
+	copyTree(t, sharedtest.Fixtures(t, "real", "claude-2.1.328", "projects"), filepath.Join(home, ".claude", "projects"))
+	return home
+}
+
+// copyTree copies the files below src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -76,7 +81,6 @@ func fixtureHome(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return home
 }
 
 func TestBrowserPairBoardSession(t *testing.T) {
@@ -360,4 +364,83 @@ func TestBrowserHostedSession(t *testing.T) {
 	ph.step("message after resume", chromedp.SetValue(`[data-testid="send-form"] textarea`, "back again"), chromedp.Click(`[data-testid="send"]`))
 	ph.pollFor("delivered after resume", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Delivered")`, 60*time.Second)
 	shot(t, ph.ctx, "hosted-resumed")
+}
+
+// TestBrowserAllAgents puts the real recordings of five agents (testdata/,
+// written by the real CLIs) in a HOME: the LIVE board lists every one of
+// them under its own name, the filters narrow it by agent, project and
+// liveness, and each agent's session opens with its conversation. (Cursor
+// Agent CLI cannot be installed here, so there is no recording of it.)
+func TestBrowserAllAgents(t *testing.T) {
+	chrome := chromiumPath(t)
+	home := t.TempDir()
+	for src, dst := range map[string]string{
+		"claude-2.1.328/claude/projects": ".claude/projects",
+		"codex-0.169.0/codex":            ".codex",
+		"kimi-2.1.0/kimi":                ".kimi-code",
+		"opencode-1.18.33/opencode":      ".local/share/opencode",
+		"pi-0.73.1/pi":                   ".pi/agent",
+	} {
+		copyTree(t, filepath.Join("..", "..", "testdata", src), filepath.Join(home, dst))
+	}
+	// The recordings ran in this directory; sessions whose directory is
+	// gone are not listed (seed 002 §7.4).
+	if err := os.MkdirAll("/tmp/paddock-fixtures-home/proj", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServe(t, home)
+	api := newAPIClient(t, srv)
+	var list struct{ Sessions []liveSession }
+	until(t, 20*time.Second, "every agent listed", func() (bool, string) {
+		if err := api.get("/api/v1/sessions?limit=1000", &list); err != nil {
+			return false, err.Error()
+		}
+		seen := map[string]int{}
+		for _, s := range list.Sessions {
+			seen[s.Runtime]++
+		}
+		return seen["claude"] > 0 && seen["codex"] > 0 && seen["opencode"] > 0 && seen["kimi"] > 0 && seen["pi"] > 0, fmt.Sprint(seen)
+	})
+
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	ph.poll("five agents on the board", `new Set([...document.querySelectorAll('#board > [data-testid="card"] .agent')].map(e => e.textContent.trim())).size === 5`)
+	labels, err := chromedp.Run(ph.ctx, chromedp.Evaluate[[]string](`[...new Set([...document.querySelectorAll('#board > [data-testid="card"] .agent')].map(e => e.textContent.trim()))].sort()`))
+	if err != nil || strings.Join(labels, ",") != "Claude,Codex,Kimi,OpenCode,Pi" {
+		t.Fatalf("agent labels %v %v", labels, err)
+	}
+	shot(t, ph.ctx, "all-agents")
+
+	// Filter by agent: only Codex cards stay; the choice is in the address.
+	ph.step("filter codex", chromedp.SetValue(`[data-testid="filter-agent"]`, "codex"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-filters]').dispatchEvent(new Event("change"))`))
+	ph.poll("only codex visible", `(() => { const v = [...document.querySelectorAll('#board > [data-testid="card"]')].filter(c => !c.hidden);
+		return v.length > 0 && v.every(c => c.dataset.runtime === "codex") && location.search === "?agent=codex"; })()`)
+	ph.poll("hidden count", `document.querySelector('[data-filter-note]').textContent.includes("hidden")`)
+	shot(t, ph.ctx, "filter-codex")
+	// Live only: none of the recordings runs now.
+	ph.step("filter live", chromedp.SetValue(`[data-testid="filter-agent"]`, ""), chromedp.SetValue(`[data-testid="filter-live"]`, "1"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-filters]').dispatchEvent(new Event("change"))`))
+	ph.poll("nothing live", `[...document.querySelectorAll('#board > [data-testid="card"]')].every(c => c.hidden)`)
+	// The filter survives a reload (it is in the address).
+	ph.step("reload", chromedp.Reload())
+	ph.poll("still filtered after reload", `document.querySelector('[data-testid="filter-live"]').value === "1" &&
+		[...document.querySelectorAll('#board > [data-testid="card"]')].every(c => c.hidden)`)
+
+	// Each agent's chat session opens with the recorded conversation.
+	for _, rt := range []string{"codex", "opencode", "kimi", "pi"} {
+		var key string
+		for _, s := range list.Sessions {
+			if s.Runtime == rt && strings.Contains(s.LastPrompt+s.FirstPrompt, "second turn please") {
+				key = s.ID
+			}
+		}
+		if key == "" {
+			t.Errorf("%s: no recorded chat session with its second prompt in %+v", rt, list.Sessions)
+			continue
+		}
+		ph.step("open "+rt, chromedp.Navigate(strings.SplitN(srv.PairLink, "/pair", 2)[0]+"/s/"+rt+"/"+key))
+		ph.poll(rt+" conversation", `(() => { const t = [...document.querySelectorAll('[data-testid="message"]')].map(m => m.textContent).join("\n");
+			return t.includes("hello paddock one") && t.includes("second turn please") && t.includes("Mock reply"); })()`)
+	}
 }

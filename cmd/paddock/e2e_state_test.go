@@ -21,6 +21,7 @@ import (
 type liveSession struct {
 	ID, Runtime, Cwd, State, Attention, Terminal string
 	LastPrompt                                   string `json:"last_prompt"`
+	FirstPrompt                                  string `json:"first_prompt"`
 	External                                     bool
 	Dialog                                       *struct{ Tool, Summary string }
 	StateHistory                                 []struct{ State string } `json:"state_history"`

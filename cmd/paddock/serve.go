@@ -24,7 +24,7 @@ import (
 	"paddock/internal/live"
 	"paddock/internal/markdown"
 	"paddock/internal/procscan"
-	"paddock/internal/scan/claude"
+	"paddock/internal/runtimes"
 	"paddock/internal/session"
 	"paddock/internal/store"
 	"paddock/internal/tmux"
@@ -78,8 +78,27 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 
-	scanner := claude.New(claude.Options{Dir: cfg.ClaudeDir, Logger: log.With("runtime", "claude")})
-	cat := catalog.New(catalog.Options{Limit: cfg.ScanLimit, SweepInterval: cfg.SweepInterval, Logger: log.With("component", "catalog")}, scanner)
+	// states is set below, before anything runs: the Pi scanner asks it
+	// which session a hosted terminal runs.
+	var states *live.Service
+	scanners := runtimes.New(runtimes.Options{ClaudeDir: cfg.ClaudeDir, Logger: log,
+		HostedSession: func(id string) (session.Key, bool) {
+			c, ok := states.ByTerminal(id)
+			return c.Key, ok
+		}})
+	scanner := scanners.Claude
+	cat := catalog.New(catalog.Options{Limit: cfg.ScanLimit, SweepInterval: cfg.SweepInterval, Logger: log.With("component", "catalog"),
+		CacheDir: filepath.Join(cfg.DataDir, "cache", "conversations"),
+		// A session running now stays listed however old its history.
+		Keep: func(rt string) []string {
+			var ids []string
+			for _, c := range states.Cards() {
+				if c.Key.Runtime == rt && !c.State.Over() {
+					ids = append(ids, c.Key.ID)
+				}
+			}
+			return ids
+		}}, scanners.All...)
 
 	httpsLn, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -100,7 +119,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
-	states := live.New(live.Options{
+	states = live.New(live.Options{
 		State:        hookstate.Config{Density: density, ReadBaseline: firstRun},
 		Persist:      a.store,
 		ProcessCheck: cfg.ProcessCheck,

@@ -105,6 +105,10 @@ func startServeEnv(t testing.TB, home string, env []string, extra ...string) *se
 	return startServeAt(t, home, filepath.Join(t.TempDir(), "data"), env, extra...)
 }
 
+// agentDirVars name the agents' data directories.
+var agentDirVars = []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "CODEX_SQLITE_HOME", "KIMI_CODE_HOME", "KIMI_SHARE_DIR",
+	"OPENCODE_DATA_DIR", "OPENCODE_DB", "XDG_DATA_HOME", "PI_CODING_AGENT_DIR", "CURSOR_CONFIG_DIR"}
+
 // startServeAt runs serve on the data dir data (a restart reuses one).
 func startServeAt(t testing.TB, home, data string, env []string, extra ...string) *server {
 	t.Helper()
@@ -114,7 +118,12 @@ func startServeAt(t testing.TB, home, data string, env []string, extra ...string
 	// The developer's own CLAUDE_CONFIG_DIR must not leak in; an empty
 	// one would reach the agents paddock starts (and Claude takes "" for
 	// a directory), so it is left out.
-	base := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") })
+	// The agents' own data-directory variables go too: the scanners read
+	// the test's HOME, never the developer's histories.
+	base := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(agentDirVars, name)
+	})
 	cmd.Env = append(append(base, env...), "HOME="+home, "PADDOCK_HOME="+data)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -49,7 +49,15 @@ type Options struct {
 	SweepInterval time.Duration // periodic rescan: fsnotify can miss events and a process exit is no file event; default 5s
 	ScanTimeout   time.Duration // bound on one runtime's Scan, so one hung runtime cannot freeze the board; default 30s
 	DisableWatch  bool          // rely on the sweep alone (tests; systems without inotify)
-	Logger        *slog.Logger  // default: discard
+	// CacheDir keeps conversations on disk (derived data, safe to
+	// delete); "" keeps them in memory only. CacheBytes bounds it
+	// (default 256 MiB).
+	CacheDir   string
+	CacheBytes int64
+	// Keep names the sessions of a runtime that must be listed even past
+	// the limit (pinned ones, those running now); nil: none.
+	Keep   func(runtime string) []string
+	Logger *slog.Logger // default: discard
 }
 
 const (
@@ -78,6 +86,7 @@ type Catalog struct {
 	mu        sync.RWMutex
 	byRuntime map[string]map[string]session.Info // last good Scan result per runtime, by ID
 	sorted    []entry                            // all of byRuntime, newest first
+	errs      []RuntimeError                     // runtimes whose last scan failed
 
 	loaded     atomic.Bool
 	loadedCh   chan struct{}
@@ -87,6 +96,7 @@ type Catalog struct {
 	changes *broadcast.Broadcaster[Change]
 
 	conv *convCache
+	disk *diskCache // nil without Options.CacheDir
 
 	// watchAdded, when set (tests only), is told each directory the watcher
 	// starts watching. It runs on Run's goroutine.
@@ -123,6 +133,17 @@ func New(opts Options, scanners ...Scanner) *Catalog {
 		loadedCh:  make(chan struct{}),
 		changes:   newBroadcaster(),
 		conv:      newConvCache(conversationCacheSize),
+	}
+	if opts.CacheDir != "" {
+		if opts.CacheBytes <= 0 {
+			opts.CacheBytes = defaultDiskCacheBytes
+		}
+		d, err := newDiskCache(opts.CacheDir, opts.CacheBytes)
+		if err != nil {
+			c.log.Warn("conversations are cached in memory only", "dir", opts.CacheDir, "error", err)
+		} else {
+			c.disk = d
+		}
 	}
 	for _, s := range scanners {
 		name := s.Runtime()

@@ -34,6 +34,12 @@ func (c *Catalog) Messages(ctx context.Context, k session.Key) ([]session.Messag
 		if msgs, hit := c.conv.get(k, sig); hit {
 			return slices.Clone(msgs), nil
 		}
+		if c.disk != nil {
+			if msgs, hit := c.disk.get(k, sig); hit {
+				c.conv.put(k, sig, msgs)
+				return slices.Clone(msgs), nil
+			}
+		}
 	}
 	msgs, err := s.Conversation(ctx, k.ID)
 	if err != nil {
@@ -44,6 +50,11 @@ func (c *Catalog) Messages(ctx context.Context, k session.Key) ([]session.Messag
 	if ok {
 		// Cloned so a scanner reusing its slice cannot change the cache.
 		c.conv.put(k, sig, slices.Clone(msgs))
+		if c.disk != nil {
+			if err := c.disk.put(k, sig, msgs); err != nil {
+				c.log.Debug("conversation not cached on disk", "session", k.String(), "error", err)
+			}
+		}
 	}
 	return slices.Clone(msgs), nil
 }

@@ -36,8 +36,12 @@ func (c *Catalog) Rescan(ctx context.Context) {
 		// empty); better to apply nothing and leave Loaded false.
 		return
 	}
-	c.logErrors(results)
+	errsChanged := c.logErrors(results)
 	change := c.apply(results)
+	if errsChanged {
+		// The board shows which runtimes fail: it must re-read.
+		change.Full = true
+	}
 	first := !c.Loaded()
 	c.markLoaded()
 	if first {
@@ -45,7 +49,7 @@ func (c *Catalog) Rescan(ctx context.Context) {
 		// board showing its loading state learns it may now say "no sessions".
 		change.Full = true
 	}
-	if first || len(change.Updated) > 0 || len(change.Removed) > 0 {
+	if first || errsChanged || len(change.Updated) > 0 || len(change.Removed) > 0 {
 		c.publish(change)
 	}
 }
@@ -78,16 +82,21 @@ func (c *Catalog) scanOne(ctx context.Context, s Scanner) (r scanResult) {
 	return scanResult{infos: infos, err: err}
 }
 
-// keep returns the IDs a runtime must list even past the limit: pinned
-// sessions. Nothing is pinned yet; the parameter is plumbed so scanners
-// already honour it when pins arrive.
-func (c *Catalog) keep(runtime string) []string { return nil }
+// keep returns the IDs a runtime must list even past the limit (seed 002
+// §2.1): what Options.Keep names.
+func (c *Catalog) keep(runtime string) []string {
+	if c.opts.Keep == nil {
+		return nil
+	}
+	return c.opts.Keep(runtime)
+}
 
 // logErrors logs a runtime's Scan error once per distinct message: the sweep
 // retries every few seconds and the same failure should not flood the log.
 // Recovery is logged too, so the log shows when the runtime's list is fresh
-// again.
-func (c *Catalog) logErrors(results []scanResult) {
+// again. It reports whether the set of failing runtimes or their messages
+// changed, and keeps them for Errors.
+func (c *Catalog) logErrors(results []scanResult) (changed bool) {
 	for i, r := range results {
 		rt := c.scanners[i].Runtime()
 		switch {
@@ -95,14 +104,41 @@ func (c *Catalog) logErrors(results []scanResult) {
 			msg := r.err.Error()
 			if c.lastErr[rt] != msg {
 				c.lastErr[rt] = msg
+				changed = true
 				c.log.Warn("scan failed; keeping previous result",
 					slog.String("runtime", rt), slog.Any("err", r.err))
 			}
 		case c.lastErr[rt] != "":
 			delete(c.lastErr, rt)
+			changed = true
 			c.log.Info("scan recovered", slog.String("runtime", rt))
 		}
 	}
+	if changed {
+		errs := make([]RuntimeError, 0, len(c.lastErr))
+		for rt, msg := range c.lastErr {
+			errs = append(errs, RuntimeError{Runtime: rt, Message: msg})
+		}
+		slices.SortFunc(errs, func(a, b RuntimeError) int { return cmp.Compare(a.Runtime, b.Runtime) })
+		c.mu.Lock()
+		c.errs = errs
+		c.mu.Unlock()
+	}
+	return changed
+}
+
+// RuntimeError is a runtime whose last scan failed: its sessions are the
+// last good list, perhaps stale.
+type RuntimeError struct {
+	Runtime string
+	Message string
+}
+
+// Errors lists the runtimes whose last scan failed, by runtime.
+func (c *Catalog) Errors() []RuntimeError {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return slices.Clone(c.errs)
 }
 
 // apply merges successful results into the list and returns what changed.

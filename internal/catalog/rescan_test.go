@@ -115,13 +115,21 @@ func TestScanArguments(t *testing.T) {
 		gotLimit, keepSeen = limit, keep
 		return nil, nil
 	}}
+	keepRunning := func(rt string) []string {
+		if rt == "claude" {
+			return []string{"old-but-running"}
+		}
+		return nil
+	}
 	tests := []struct {
 		name      string
 		opts      Options
 		wantLimit int
+		wantKeep  []string
 	}{
-		{"default limit", Options{}, 200},
-		{"custom limit", Options{Limit: 7}, 7},
+		{"default limit", Options{}, 200, nil},
+		{"custom limit", Options{Limit: 7}, 7, nil},
+		{"sessions to keep", Options{Keep: keepRunning}, 200, []string{"old-but-running"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,8 +137,8 @@ func TestScanArguments(t *testing.T) {
 			if gotLimit != tt.wantLimit {
 				t.Errorf("limit = %d, want %d", gotLimit, tt.wantLimit)
 			}
-			if keepSeen != nil {
-				t.Errorf("keep = %v, want nil until pins exist", keepSeen)
+			if !slices.Equal(keepSeen, tt.wantKeep) {
+				t.Errorf("keep = %v, want %v", keepSeen, tt.wantKeep)
 			}
 		})
 	}
@@ -152,8 +160,11 @@ func TestFailingRuntimeKeepsPreviousResult(t *testing.T) {
 	codex.set(info("codex", "x1", t0), info("codex", "x2", t0.Add(time.Minute)))
 	c.Rescan(ctx)
 	got := drain(ch)
-	if len(got) != 1 || !slices.Equal(got[0].Updated, []session.Key{key("codex", "x2")}) || len(got[0].Removed) != 0 {
-		t.Fatalf("changes = %+v, want one adding codex:x2 only", got)
+	if len(got) != 1 || !slices.Equal(got[0].Updated, []session.Key{key("codex", "x2")}) || len(got[0].Removed) != 0 || !got[0].Full {
+		t.Fatalf("changes = %+v, want one adding codex:x2, full (the board shows the failure)", got)
+	}
+	if errs := c.Errors(); len(errs) != 1 || errs[0] != (RuntimeError{"claude", "projects dir unreadable"}) {
+		t.Fatalf("Errors = %+v", errs)
 	}
 	want := []session.Key{key("codex", "x2"), key("claude", "c1"), key("codex", "x1")}
 	if list := keysOf(c.List(Filter{})); !slices.Equal(list, want) {
@@ -171,8 +182,13 @@ func TestFailingRuntimeKeepsPreviousResult(t *testing.T) {
 	if n := logs.count("permission denied"); n != 1 {
 		t.Errorf("new error logged %d times, want 1", n)
 	}
+	// The same failure publishes nothing; a new message, a full re-read.
+	if got := drain(ch); len(got) != 1 || !got[0].Full || len(got[0].Updated)+len(got[0].Removed) != 0 {
+		t.Errorf("a changed failure published %+v, want one full change", got)
+	}
+	c.Rescan(ctx)
 	if got := drain(ch); len(got) != 0 {
-		t.Errorf("failures alone published %+v, want nothing", got)
+		t.Errorf("the same failure again published %+v, want nothing", got)
 	}
 
 	// Recovery is logged and its result applied.
@@ -185,6 +201,9 @@ func TestFailingRuntimeKeepsPreviousResult(t *testing.T) {
 	if len(got) != 1 || !slices.Equal(got[0].Updated, []session.Key{key("claude", "c2")}) ||
 		!slices.Equal(got[0].Removed, []session.Key{key("claude", "c1")}) {
 		t.Fatalf("after recovery changes = %+v", got)
+	}
+	if errs := c.Errors(); len(errs) != 0 {
+		t.Fatalf("Errors after recovery = %+v", errs)
 	}
 }
 

@@ -797,7 +797,11 @@ func (m *Manager) relaunch(ctx context.Context, rc recipe, bin string, key sessi
 		return Created{}, err
 	}
 	lt := live.Terminal{ID: id, Runtime: l.Runtime, Cwd: l.Workdir, Resume: key.ID, Launch: l.encode(), Name: l.Name}
-	t, got, err := m.start(ctx, id, l.Workdir, argv, []string{"PADDOCK_TERMINAL_ID=" + id}, lt, onto)
+	// PADDOCK_SESSION_ID names the resumed session to the scanners: Kimi
+	// and Pi write their title over their arguments, so the process
+	// table alone cannot say which session a resumed agent runs.
+	env := []string{"PADDOCK_TERMINAL_ID=" + id, "PADDOCK_SESSION_ID=" + key.ID}
+	t, got, err := m.start(ctx, id, l.Workdir, argv, env, lt, onto)
 	if err != nil {
 		return Created{}, err
 	}
@@ -810,7 +814,7 @@ func (m *Manager) relaunch(ctx context.Context, rc recipe, bin string, key sessi
 	m.drop(ctx, t)
 	var sid string
 	id2 := newTerminalID()
-	env := []string{"PADDOCK_TERMINAL_ID=" + id2}
+	env = []string{"PADDOCK_TERMINAL_ID=" + id2}
 	if rc.choosesID {
 		sid = newUUID()
 		env = append(env, "PADDOCK_SESSION_ID="+sid)

@@ -1,0 +1,87 @@
+package codex
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+
+	"paddock/internal/session"
+)
+
+// conversation is a whole rollout read for its messages.
+type conversation struct {
+	msgs     []session.Message
+	users    []int // indexes in msgs of the user messages, for rollbacks
+	dedup    dedup
+	badLines int
+}
+
+// readConversation reads every line of the rollout at path. Broken and
+// over-long lines are counted and skipped; a read error ends the file early
+// and is returned with what was read.
+func readConversation(ctx context.Context, path string) (*conversation, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c := &conversation{}
+	ls := newLineScanner(f)
+	for n := 0; ; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return c, ctx.Err()
+		}
+		line, skipped, err := ls.scan()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return c, nil
+			}
+			return c, err
+		}
+		if skipped {
+			c.badLines++
+			continue
+		}
+		if len(line) == 0 {
+			continue
+		}
+		r, err := parseRecord(line, n == 0)
+		if err != nil {
+			c.badLines++
+			continue
+		}
+		c.add(&r)
+	}
+}
+
+func (c *conversation) add(r *record) {
+	if r.rollback > 0 {
+		c.rollback(r.rollback)
+		return
+	}
+	m := r.msg
+	if m == nil || !c.dedup.fresh(m) {
+		return
+	}
+	if m.role == session.RoleUser {
+		c.users = append(c.users, len(c.msgs))
+	}
+	c.msgs = append(c.msgs, session.Message{Role: m.role, Text: m.text, Time: r.time})
+}
+
+// rollback drops the last n turns, as Codex does when the person goes back
+// to edit an earlier prompt (thread_rolled_back): everything from the n-th
+// last prompt on is gone from the thread.
+func (c *conversation) rollback(n int) {
+	if n > len(c.users) {
+		n = len(c.users)
+	}
+	if n == 0 {
+		return
+	}
+	cut := c.users[len(c.users)-n]
+	c.msgs = c.msgs[:cut]
+	c.users = c.users[:len(c.users)-n]
+	c.dedup = dedup{}
+}

@@ -1,0 +1,305 @@
+package codex
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
+
+	_ "modernc.org/sqlite" // read-only access to Codex's state_5.sqlite
+)
+
+// Codex's thread names live in two places: session_index.jsonl, appended on
+// every rename or generated name (the last line of an id wins), and the
+// `name` column of state_5.sqlite's threads table, a rebuildable cache the
+// running CLI writes through a WAL.
+const (
+	indexFile = "session_index.jsonl"
+	stateFile = "state_5.sqlite"
+	// maxIndexBytes bounds what is read of session_index.jsonl: its tail,
+	// where the newest names are, when it ever grows larger.
+	maxIndexBytes = 16 << 20
+	// maxStateBytes bounds a state database copied into memory (see
+	// openState); a larger one is read in place.
+	maxStateBytes = 256 << 20
+)
+
+// readIndex reads session_index.jsonl: thread id → its latest name. A
+// missing file is an empty index.
+func readIndex(path string, size int64) (map[string]string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	start := max(0, size-maxIndexBytes)
+	names := make(map[string]string)
+	ls := newLineScanner(io.NewSectionReader(f, start, size-start))
+	for drop := start > 0; ; drop = false {
+		line, skipped, err := ls.scan()
+		if errors.Is(err, io.EOF) {
+			return names, nil
+		}
+		if err != nil {
+			return names, err
+		}
+		if drop || skipped {
+			continue
+		}
+		var id, name string
+		err = members(line, func(k, v []byte) bool {
+			switch string(k) {
+			case "id":
+				id = str(v)
+			case "thread_name":
+				name = str(v)
+			}
+			return true
+		})
+		if err == nil && id != "" {
+			names[id] = singleLine(name, maxTitleRunes)
+		}
+	}
+}
+
+// thread is what state_5.sqlite says about one thread.
+type thread struct {
+	name     string // the thread name; "" when none was given
+	title    string // Codex's own title: its first user message
+	model    string
+	subagent bool
+}
+
+// threadColumns are the threads columns read when present (checked with
+// PRAGMA table_info first: the schema drifts between versions).
+var threadColumns = []string{"name", "title", "model", "thread_source", "source"}
+
+// stateReader answers questions about threads from one open state
+// database. It is opened for one scan and closed after it.
+type stateReader struct {
+	db      *sql.DB
+	conn    *sql.Conn
+	threads *sql.Stmt // nil: no threads table of a known shape
+	spawned *sql.Stmt // nil: no thread_spawn_edges
+}
+
+// openState opens the state database at path, strictly read-only and never
+// with immutable=1 (it would hide the WAL):
+//
+//   - while a -wal file exists (Codex is running, or crashed) the database
+//     is opened in place with mode=ro, which reads the WAL too;
+//   - without one the file holds everything, and it is read into memory
+//     and queried there. Opening it in place would make SQLite create an
+//     empty -wal and a -shm beside it: writing to Codex's directory.
+//
+// A missing database is (nil, nil): Codex older than the state DB, or
+// never run. One that exists but cannot be read is an error.
+func openState(ctx context.Context, path string) (*stateReader, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		_, walErr := os.Stat(path + "-wal")
+		if walErr == nil || st.Size() > maxStateBytes {
+			return newStateReader(ctx, readOnlyDSN(path), nil)
+		}
+		image, err := readAll(path, st.Size())
+		if err != nil {
+			return nil, err
+		}
+		// Codex may have started meanwhile: then the copy may be torn, and
+		// the WAL exists now; look again.
+		after, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		_, walErr = os.Stat(path + "-wal")
+		if sameFile(st, after) && walErr != nil {
+			return newStateReader(ctx, ":memory:", image)
+		}
+		if attempt == 2 {
+			return nil, fmt.Errorf("codex state database %s keeps changing while read", path)
+		}
+		st = after
+	}
+}
+
+// readOnlyDSN is the SQLite URI that opens path read-only, WAL included.
+// The path is escaped: '?', '#' and '%' are legal in file names.
+func readOnlyDSN(path string) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro"
+}
+
+func sameFile(a, b fs.FileInfo) bool {
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && inode(a) == inode(b)
+}
+
+func readAll(path string, size int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data := make([]byte, size)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// newStateReader opens dsn (with image deserialized into it when not nil)
+// and prepares the lookups the schema allows.
+func newStateReader(ctx context.Context, dsn string, image []byte) (*stateReader, error) {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	r := &stateReader{db: db}
+	if err := r.prepare(ctx, image); err != nil {
+		r.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *stateReader) prepare(ctx context.Context, image []byte) error {
+	var err error
+	if r.conn, err = r.db.Conn(ctx); err != nil {
+		return err
+	}
+	if image != nil {
+		// The file says WAL mode (header bytes 18 and 19 are 2); an
+		// in-memory image has no WAL, so it becomes a rollback-journal
+		// database. Only the copy is changed.
+		if len(image) > 19 {
+			image[18], image[19] = min(image[18], 1), min(image[19], 1)
+		}
+		err := r.conn.Raw(func(dc any) error {
+			d, ok := dc.(interface{ Deserialize([]byte) error })
+			if !ok {
+				return errors.New("sqlite driver cannot deserialize")
+			}
+			return d.Deserialize(image)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if _, err := r.conn.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
+		return err
+	}
+	cols, err := columns(ctx, r.conn, "threads")
+	if err != nil {
+		return err
+	}
+	if cols["id"] {
+		sel := make([]string, 0, len(threadColumns))
+		for _, c := range threadColumns {
+			if cols[c] {
+				sel = append(sel, c)
+			} else {
+				sel = append(sel, "NULL")
+			}
+		}
+		// Column names come from the fixed list above, never from input.
+		q := "SELECT " + strings.Join(sel, ", ") + " FROM threads WHERE id = ?"
+		if r.threads, err = r.conn.PrepareContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	edges, err := columns(ctx, r.conn, "thread_spawn_edges")
+	if err != nil {
+		return err
+	}
+	if edges["child_thread_id"] {
+		if r.spawned, err = r.conn.PrepareContext(ctx, "SELECT 1 FROM thread_spawn_edges WHERE child_thread_id = ? LIMIT 1"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// thread looks up one thread (the zero thread when the database has none).
+func (r *stateReader) thread(ctx context.Context, id string) (thread, error) {
+	var t thread
+	if r.threads != nil {
+		var name, title, model, threadSource, source sql.NullString
+		err := r.threads.QueryRowContext(ctx, id).Scan(&name, &title, &model, &threadSource, &source)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return thread{}, err
+		default:
+			t = thread{
+				name:     singleLine(name.String, maxTitleRunes),
+				title:    singleLine(title.String, maxTitleRunes),
+				model:    model.String,
+				subagent: threadSource.String == "subagent" || subagentSource(source.String),
+			}
+		}
+	}
+	if r.spawned != nil && !t.subagent {
+		var one int
+		err := r.spawned.QueryRowContext(ctx, id).Scan(&one)
+		switch {
+		case err == nil:
+			t.subagent = true
+		case !errors.Is(err, sql.ErrNoRows):
+			return thread{}, err
+		}
+	}
+	return t, nil
+}
+
+func (r *stateReader) close() {
+	for _, st := range []*sql.Stmt{r.threads, r.spawned} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	if r.conn != nil {
+		r.conn.Close()
+	}
+	r.db.Close()
+}
+
+// subagentSource: the source column holds the serialized session source,
+// an object {"subagent": …} for subagent threads.
+func subagentSource(s string) bool {
+	if !strings.HasPrefix(s, "{") {
+		return false
+	}
+	var src map[string]json.RawMessage
+	return json.Unmarshal([]byte(s), &src) == nil && src["subagent"] != nil
+}
+
+// columns lists a table's columns (none when the table does not exist).
+func columns(ctx context.Context, conn *sql.Conn, table string) (map[string]bool, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols := make(map[string]bool)
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		cols[name] = true
+	}
+	return cols, rows.Err()
+}
