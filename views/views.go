@@ -51,8 +51,11 @@ type Board struct {
 	Loaded   bool // false until the first scan finished: show a skeleton, never "no sessions"
 	Cards    []Card
 	NeedsYou []Card // approvals and questions, oldest first
-	Memory   string // "5.1 GB of 16.0 GB in use"; "" before the first process check
-	CanHost  bool   // paddock can start agents (tmux is available)
+	// Pending are the prompts and questions paddock can answer from here,
+	// oldest first.
+	Pending []Approval
+	Memory  string // "5.1 GB of 16.0 GB in use"; "" before the first process check
+	CanHost bool   // paddock can start agents (tmux is available)
 	// Errors say which agents' histories could not be read just now.
 	Errors []string
 	// Agents and Projects are the filter choices: those on the board.
@@ -60,9 +63,9 @@ type Board struct {
 	Projects []string
 }
 
-// Option is one choice of a select.
+// Option is one choice of a select or a question.
 type Option struct {
-	Value, Label string
+	Value, Label, Description string
 }
 
 // Subagent is one row of a session's AGENTS tab.
@@ -119,6 +122,9 @@ type Session struct {
 	Freed  string // "312 MB" freed when it was put to sleep
 	Runs   []Run  // earlier sessions of the same card, newest first
 	Health *Health
+	// Pending are this session's prompts and questions waiting on the
+	// user, oldest first.
+	Pending []Approval
 	// NewHereURL starts a new session in this one's directory with this
 	// one as its parent; "" when paddock cannot start agents.
 	NewHereURL string
@@ -177,4 +183,34 @@ type Result struct {
 	OK     bool
 	Text   string
 	Screen string // the terminal's last lines, when a message did not arrive
+}
+
+// Approval is a card of a prompt or question an agent waits on: in the
+// board's "needs you" strip and on its session's page.
+type Approval struct {
+	ID, DOMID, Kind     string
+	Agent, Project, URL string
+	Tool, Reason        string
+	Command             string // the command or path, on its own line
+	Input               string // the whole input, indented JSON
+	PlanHTML            template.HTML
+	CanAllow, CanDeny   bool
+	CanAlways           bool
+	AlwaysScope         string // what "Always" grants, in words
+	Questions           []Question
+	FreeText            bool
+	DecideURL           string
+	Note                string // what this agent does meanwhile
+	ExpiresISO          string
+	ExpiresText         string
+	Resolved            string // what became of it; "" while it waits
+	ResolvedClass       string // ok, error or muted
+	Error               string // why the last tap did not count
+}
+
+// Question is one question of a question card.
+type Question struct {
+	Name, Question, Header string
+	Multi                  bool
+	Options                []Option
 }

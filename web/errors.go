@@ -9,6 +9,7 @@ import (
 
 	"paddock/internal/auth"
 	"paddock/internal/hosted"
+	"paddock/internal/pending"
 	"paddock/internal/session"
 	"paddock/views"
 )
@@ -72,6 +73,10 @@ func classify(err error) *apiError {
 		return newError(http.StatusUnprocessableEntity, "not_installed", userMessage(err, hosted.ErrNotInstalled)+". Install it, or start paddock with it on PATH.")
 	case errors.Is(err, hosted.ErrNotHosted):
 		return newError(http.StatusConflict, "not_hosted", "This session does not run in a terminal paddock started, so paddock cannot type into it.")
+	case errors.Is(err, pending.ErrInvalid):
+		return newError(http.StatusBadRequest, "invalid", userMessage(err, pending.ErrInvalid))
+	case errors.Is(err, pending.ErrNotFound):
+		return newError(http.StatusNotFound, "not_found", "No such approval or question (it may be older than a day).")
 	case errors.Is(err, hosted.ErrGone):
 		return newError(http.StatusGone, "terminal_gone", "This session's terminal is gone: the agent exited or was killed.")
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"paddock/internal/catalog"
+	"paddock/internal/pending"
 	"paddock/internal/session"
 	"paddock/views"
 )
@@ -35,6 +36,13 @@ func (h *hub) run(ctx context.Context) error {
 	defer cancel()
 	liveChanges, cancelLive := h.s.live.Subscribe()
 	defer cancelLive()
+	// A prompt opened or answered changes its session's card and page.
+	var items <-chan pending.Item
+	if h.s.opts.Approvals != nil {
+		var cancelItems func()
+		items, cancelItems = h.s.opts.Approvals.Subscribe()
+		defer cancelItems()
+	}
 	clients := map[*client]struct{}{}
 	drop := func(c *client) {
 		if _, ok := clients[c]; ok {
@@ -83,6 +91,12 @@ func (h *hub) run(ctx context.Context) error {
 				continue
 			}
 			h.broadcast(ctx, clients, coalesce(ch, changes, liveChanges), drop)
+		case it, ok := <-items:
+			if !ok {
+				items = nil
+				continue
+			}
+			h.broadcast(ctx, clients, coalesce(catalog.Change{Updated: []session.Key{it.Key}}, changes, liveChanges), drop)
 		}
 	}
 }

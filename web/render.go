@@ -17,7 +17,6 @@ import (
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/markdown"
-	"paddock/internal/runtimes"
 	"paddock/internal/session"
 	"paddock/static"
 	"paddock/views"
@@ -123,7 +122,7 @@ func (s *Server) card(e entry) views.Card {
 		DOMID:       domID(in.Key()),
 		URL:         sessionURL(in.Key()),
 		Runtime:     in.Runtime,
-		Agent:       runtimes.Label(in.Runtime),
+		Agent:       session.Label(in.Runtime),
 		ID:          in.ID,
 		Project:     in.Project,
 		Cwd:         in.Cwd,
@@ -196,14 +195,24 @@ func (s *Server) board() views.Board {
 			b.Cards = append(b.Cards, c)
 		}
 	}
+	b.Pending = s.pendingViews(session.Key{})
+	asked := map[string]bool{} // sessions with a card to answer: their own card adds nothing
+	for _, a := range b.Pending {
+		if a.Resolved == "" {
+			asked[a.URL] = true
+		}
+	}
 	for _, e := range needsYou(es) {
 		c := s.card(e)
+		if asked[c.URL] {
+			continue
+		}
 		c.DOMID = "need-" + c.DOMID // the same session also has its place in the list
 		b.NeedsYou = append(b.NeedsYou, c)
 	}
 	b.CanHost = s.opts.Hosting != nil
 	for _, e := range s.opts.Sessions.Errors() {
-		b.Errors = append(b.Errors, runtimes.Label(e.Runtime)+": its history could not be read ("+e.Message+"); showing what was read before.")
+		b.Errors = append(b.Errors, session.Label(e.Runtime)+": its history could not be read ("+e.Message+"); showing what was read before.")
 	}
 	seenAgent, seenProject := map[string]bool{}, map[string]bool{}
 	for _, c := range b.Cards {
@@ -213,9 +222,9 @@ func (s *Server) board() views.Board {
 			b.Projects = append(b.Projects, c.Project)
 		}
 	}
-	for _, rt := range runtimes.Names() {
+	for _, rt := range session.Runtimes() {
 		if seenAgent[rt] {
-			b.Agents = append(b.Agents, views.Option{Value: rt, Label: runtimes.Label(rt)})
+			b.Agents = append(b.Agents, views.Option{Value: rt, Label: session.Label(rt)})
 		}
 	}
 	slices.Sort(b.Projects)
@@ -257,6 +266,7 @@ func (s *Server) sessionView(ctx context.Context, e entry, msgs []session.Messag
 		Total:        len(msgs),
 	}
 	v.CanResume = s.opts.Hosting != nil && !e.info.Live && (e.card == nil || e.card.State.Over())
+	v.Pending = s.pendingViews(e.key())
 	if s.opts.Hosting != nil && e.info.Cwd != "" {
 		v.NewHereURL = "/new?" + url.Values{"runtime": {e.info.Runtime}, "workdir": {e.info.Cwd}, "parent": {e.key().String()}}.Encode()
 	}

@@ -20,6 +20,7 @@ import (
 	"paddock/internal/auth"
 	"paddock/internal/catalog"
 	"paddock/internal/live"
+	"paddock/internal/pending"
 	"paddock/internal/scan/claude"
 	"paddock/internal/store"
 )
@@ -33,6 +34,7 @@ type rig struct {
 	auth      *auth.Service
 	cat       *catalog.Catalog
 	live      *live.Service
+	items     *pending.Broker
 	certs     *certs.Manager
 	claudeDir string
 	now       time.Time
@@ -70,6 +72,8 @@ func newRig(t *testing.T) *rig {
 	}
 	r.live = live.New(live.Options{})
 	go r.live.Run(ctx)
+	r.items = pending.New(pending.Options{Persist: st})
+	go r.items.Run(ctx)
 	r.certs, err = certs.Load(certs.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +89,7 @@ func newRig(t *testing.T) *rig {
 		CA:           r.certs,
 		AllowedHosts: func() []string { return []string{"127.0.0.1", "localhost", "::1", "paddock.test"} },
 		HTTPSPort:    7443,
+		Approvals:    r.items,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -44,9 +44,12 @@ type Options struct {
 	Sessions Sessions
 	Live     Live    // nil: history only
 	Hosting  Hosting // nil: paddock cannot start agents (no tmux)
-	Auth     *auth.Service
-	CSRFKey  []byte
-	CA       CA
+	// Approvals are the prompts and questions answered from the phone;
+	// nil: none are.
+	Approvals Approvals
+	Auth      *auth.Service
+	CSRFKey   []byte
+	CA        CA
 	// AllowedHosts returns the host names and addresses this server answers
 	// to (the certificate's SANs plus configured names). Requests for any
 	// other Host are refused, which defeats DNS rebinding.

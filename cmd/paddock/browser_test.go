@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"paddock/internal/mockmodel"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/device"
 
+	"paddock/internal/agenttest"
+	"paddock/internal/mockmodel"
 	"paddock/internal/sharedtest"
 )
 
@@ -443,4 +445,41 @@ func TestBrowserAllAgents(t *testing.T) {
 		ph.poll(rt+" conversation", `(() => { const t = [...document.querySelectorAll('[data-testid="message"]')].map(m => m.textContent).join("\n");
 			return t.includes("hello paddock one") && t.includes("second turn please") && t.includes("Mock reply"); })()`)
 	}
+}
+
+// TestBrowserApprove: a real Claude Code asks to run a command; the paired
+// phone (iPhone viewport) shows the approval card on the board with the
+// command in full, the user taps Approve, the card says so, and the
+// command runs. A second prompt is denied with a message from the card.
+func TestBrowserApprove(t *testing.T) {
+	chrome := chromiumPath(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	agent, srv, _ := hookedAgentServe(t, ctx, agenttest.Claude, nil, nil)
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	term := agent.Start(t)
+	term.Expect(ctx, agent.Ready)
+
+	term.Type("please RUN the thing")
+	ph.pollFor("approval card", `document.querySelector('[data-testid="needs-you"] [data-testid="approval-command"]')?.textContent.includes(`+strconv.Quote(mockmodel.RunCommand(1))+`)`, 30*time.Second)
+	ph.poll("always spelled out", `document.querySelector('[data-testid="always-scope"]')?.textContent.includes("for this session")`)
+	shot(t, ph.ctx, "approval")
+	ph.step("approve", chromedp.Click(`[data-testid="needs-you"] [data-testid="approve"]`))
+	ph.poll("approved", `document.querySelector('[data-testid="approval-resolved"]')?.textContent.includes("Approved")`)
+	term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.ToolFinishedReply)))
+	if b, _ := os.ReadFile(filepath.Join(agent.Cwd, "mock_out.txt")); !strings.Contains(string(b), "hello-from-mock-1") {
+		t.Fatalf("the approved command did not run: %q", b)
+	}
+	// The strip empties once the board moves on.
+	ph.pollFor("strip cleared", `!document.querySelector('[data-testid="needs-you"] [data-testid="approval"]:not(.resolved)')`, 20*time.Second)
+
+	term.Type("RUN it again please")
+	ph.pollFor("second card", `document.querySelector('[data-testid="needs-you"] [data-testid="approval"]:not(.resolved) [data-testid="approval-command"]')?.textContent.includes(`+strconv.Quote(mockmodel.RunCommand(2))+`)`, 30*time.Second)
+	open := `[data-testid="needs-you"] [data-testid="approval"]:not(.resolved) `
+	ph.step("deny with a reason", chromedp.SetValue(open+`[data-testid="deny-form"] input[name="message"]`, "not from the phone"),
+		chromedp.Click(open+`[data-testid="deny"]`))
+	ph.poll("denied", `[...document.querySelectorAll('[data-testid="approval-resolved"]')].some(e => e.textContent.includes("Denied"))`)
+	shot(t, ph.ctx, "denied")
+	term.Expect(ctx, regexp.MustCompile(`not from the phone`))
 }

@@ -63,6 +63,11 @@ func TestLiveStateEndToEnd(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
 			var install, serve []string
+			if cli == agenttest.Codex {
+				// Answered in its terminal here: Codex shows its own
+				// prompt only once paddock's hook let go.
+				serve = []string{"--codex-hold", "0"}
+			}
 			if tc.http {
 				// http hooks name the listener's port: it must be fixed.
 				addr := freeLoopbackAddr(t)
@@ -184,6 +189,13 @@ func freeLoopbackAddr(t testing.TB) string {
 // `paddock hooks install` (plus installArgs).
 func hookedAgent(t *testing.T, ctx context.Context, cli agenttest.CLI, installArgs, serveArgs []string) (*agenttest.Agent, *apiClient) {
 	t.Helper()
+	agent, _, api := hookedAgentServe(t, ctx, cli, installArgs, serveArgs)
+	return agent, api
+}
+
+// hookedAgentServe is hookedAgent that also returns the serve process.
+func hookedAgentServe(t *testing.T, ctx context.Context, cli agenttest.CLI, installArgs, serveArgs []string) (*agenttest.Agent, *server, *apiClient) {
+	t.Helper()
 	mock, err := mockmodel.Start(ctx, mockmodel.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +218,7 @@ func hookedAgent(t *testing.T, ctx context.Context, cli agenttest.CLI, installAr
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("paddock hooks install: %v\n%s", err, out)
 	}
-	return agent, newAPIClient(t, srv)
+	return agent, srv, newAPIClient(t, srv)
 }
 
 // liveSession is the first session of runtime with a live state history.

@@ -55,6 +55,7 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 		fs.DurationVar(&cfg.SweepInterval, "sweep", cfg.SweepInterval, "periodic rescan interval (also how soon a dead process shows as ended)")
 		fs.DurationVar(&cfg.ProcessCheck, "process-check", cfg.ProcessCheck, "how often live sessions' agent processes are checked (gone → ended) and measured")
 		fs.StringVar(&cfg.Density, "density", cfg.Density, "permission signals: low (PermissionRequest and timers), medium (+ permission notifications), high (+ notifications without a known tool call)")
+		fs.DurationVar(&cfg.CodexHold, "codex-hold", cfg.CodexHold, "how long a Codex permission prompt waits for the phone before Codex shows its own prompt (0: never held; at most 10m)")
 		fs.DurationVar(&cfg.SleepIdle, "sleep-idle", cfg.SleepIdle, "put hosted sessions idle this long to sleep to free memory (15m to 4h; 0, the default, is off); Resume brings them back")
 		fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	}
@@ -80,6 +81,9 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 	}
 	if cfg.SleepIdle != 0 && (cfg.SleepIdle < 15*time.Minute || cfg.SleepIdle > 4*time.Hour) {
 		return cfg, fs, errors.New("--sleep-idle is 0 (off) or from 15m to 4h")
+	}
+	if cfg.CodexHold < 0 || cfg.CodexHold > 10*time.Minute {
+		return cfg, fs, errors.New("--codex-hold is from 0 (never held) to 10m")
 	}
 	if cfg.ScanLimit < 1 {
 		return cfg, fs, errors.New("--scan-limit must be at least 1")

@@ -37,7 +37,8 @@ func hookStdin() io.Reader {
 }
 
 // cmdHook relays one hook event (internal/hookrelay). It prints nothing,
-// except a decision the relay returns (none yet), the help text on -h,
+// except a decision paddock answered (an approval or an answer from the
+// phone, for the events that take one), the help text on -h,
 // and a one-line report on stderr under PADDOCK_HOOK_DEBUG=1 — never the
 // secret or the payload.
 func cmdHook(ctx context.Context, start time.Time, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -56,7 +57,7 @@ func cmdHook(ctx context.Context, start time.Time, args []string, stdin io.Reade
 	} else if abs, err := filepath.Abs(a.DataDir); err == nil {
 		a.DataDir = abs
 	}
-	res := hookrelay.Run(ctx, hookrelay.Options{Args: a, Stdin: stdin, Getenv: getenv, Start: start})
+	res := hookrelay.Run(ctx, hookrelay.Options{Args: a, Stdin: stdin, Getenv: getenv, Start: start, AcceptDecision: true})
 	if len(res.Output) > 0 && hookrelay.MayDecide(a.Runtime, a.Event) {
 		_, _ = stdout.Write(res.Output)
 	}
@@ -80,7 +81,7 @@ type hookListener struct {
 
 // openHookListener binds cfg.HookAddr (loopback only; empty: no listener)
 // and loads the hook secret, creating it on first start.
-func openHookListener(cfg config.Config, sink hookintake.Sink, log *slog.Logger) (*hookListener, error) {
+func openHookListener(cfg config.Config, sink hookintake.Sink, decider hookintake.Decider, log *slog.Logger) (*hookListener, error) {
 	if cfg.HookAddr == "" {
 		return nil, nil
 	}
@@ -96,8 +97,8 @@ func openHookListener(cfg config.Config, sink hookintake.Sink, log *slog.Logger)
 		return nil, fmt.Errorf("--hook-addr: %w", err)
 	}
 	h := &hookListener{ln: ln, log: log}
-	h.intake = hookintake.New(hookintake.Options{Secret: secret, Sink: sink, Logger: log})
-	// WriteTimeout leaves room for the decisions a later change holds.
+	h.intake = hookintake.New(hookintake.Options{Secret: secret, Sink: sink, Decider: decider, Logger: log})
+	// A held decision extends its own deadlines (hookintake.Handler.hold).
 	h.srv = &http.Server{Handler: h.intake, ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: 15 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}

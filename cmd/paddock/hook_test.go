@@ -159,8 +159,10 @@ func TestHookFailOpen(t *testing.T) {
 // TestHookDelivers runs the real binary against a listener that answers
 // every event with a decision body: the event arrives with the relay's
 // facts (the pid is the process that ran the hook, through sh -c too),
-// and the command prints nothing, SessionStart and UserPromptSubmit above
-// all.
+// and the command prints the body for PermissionRequest only — never for
+// SessionStart or UserPromptSubmit, whose output Claude feeds the model.
+const decisionBody = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}},"additionalContext":"INJECTED"}`
+
 func TestHookDelivers(t *testing.T) {
 	dir := t.TempDir()
 	secret, _, err := hookintake.LoadOrCreateSecret(dir)
@@ -181,9 +183,8 @@ func TestHookDelivers(t *testing.T) {
 			w.WriteHeader(rec.Code)
 			return
 		}
-		// a decision for every event: the relay must not print it (yet),
-		// and never for SessionStart or UserPromptSubmit
-		fmt.Fprint(w, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}},"additionalContext":"INJECTED"}`)
+		// a decision for every event: printed for PermissionRequest only
+		fmt.Fprint(w, decisionBody)
 	}))
 	defer srv.Close()
 	writeServeState(t, dir, srv.Listener.Addr().(*net.TCPAddr).Port)
@@ -196,7 +197,11 @@ func TestHookDelivers(t *testing.T) {
 	for i := range 10 {
 		for _, r := range runs {
 			res := runHook(t, dir, "claude", r.event, fmt.Sprintf(r.payload, "sess-1"), env, i%2 == 1)
-			if res.code != 0 || res.stdout != "" || res.stderr != "" {
+			want := ""
+			if r.event == "PermissionRequest" {
+				want = decisionBody
+			}
+			if res.code != 0 || res.stdout != want || res.stderr != "" {
 				t.Fatalf("%s: exit %d, stdout %q, stderr %q", r.event, res.code, res.stdout, res.stderr)
 			}
 			took = append(took, res.took)

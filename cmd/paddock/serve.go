@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"paddock/certs"
+	"paddock/internal/approvals"
 	"paddock/internal/auth"
 	"paddock/internal/catalog"
 	"paddock/internal/config"
@@ -23,6 +24,7 @@ import (
 	"paddock/internal/hosted"
 	"paddock/internal/live"
 	"paddock/internal/markdown"
+	"paddock/internal/pending"
 	"paddock/internal/procscan"
 	"paddock/internal/runtimes"
 	"paddock/internal/session"
@@ -130,7 +132,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		Agents: procscan.Agents,
 		Logger: log.With("component", "live"),
 	})
-	hooks, err := openHookListener(cfg, states, log.With("component", "hooks"))
+	// Prompts and questions answered from the phone: held in the hook
+	// listener, decided exactly once in the broker.
+	items := pending.New(pending.Options{Persist: a.store, Logger: log.With("component", "pending")})
+	if err := items.Restore(ctx); err != nil {
+		log.Warn("prompts left by the last run not marked expired", "error", err)
+	}
+	codexHold := cfg.CodexHold
+	if codexHold == 0 {
+		codexHold = approvals.NoCodexHold
+	}
+	decider := approvals.New(approvals.Options{Broker: items, Logger: log.With("component", "approvals"),
+		CodexHold: codexHold, Watching: recentlyActive(a.store)})
+	hooks, err := openHookListener(cfg, states, decider, log.With("component", "hooks"))
 	if err != nil {
 		return err
 	}
@@ -162,6 +176,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		Live:         states,
 		Subagents:    scanner,
 		Hosting:      hosting,
+		Approvals:    items,
 		Auth:         a.auth,
 		CSRFKey:      csrfKey,
 		CA:           cm,
@@ -214,6 +229,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	goRun("catalog", func() error { return cat.Run(ctx) })
 	goRun("live state", func() error { return states.Run(ctx) })
+	goRun("pending prompts", func() error { return items.Run(ctx) })
 	if reattach != nil {
 		goRun("hosted re-attach and tmux watch", func() error { return reattach(ctx) })
 		goRun("idle sleep", func() error { return sleeper(ctx) })
@@ -301,4 +317,43 @@ func reachableHosts(addr net.Addr, sans []string) []string {
 func allowedHosts(cm certManager, extra []string) []string {
 	out := append(slices.Clone(cm.LeafSANs()), extra...)
 	return append(out, "localhost", "127.0.0.1", "::1")
+}
+
+// activeWithin is how recently a paired device (or an API token) must
+// have been used for paddock to hold a Codex prompt for it (Codex shows its
+// own prompt only once the hook answered).
+const activeWithin = 15 * time.Minute
+
+// recentlyActive reports whether a paired device or an API token was used
+// lately, read at most every few seconds.
+func recentlyActive(st *store.Store) func() bool {
+	var mu sync.Mutex
+	var at time.Time
+	var active bool
+	return func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(at) < 5*time.Second {
+			return active
+		}
+		at = time.Now()
+		devs, err := st.ListDevices(context.Background())
+		if err != nil {
+			return true // unsure: hold, the hold is bounded
+		}
+		active = false
+		for _, d := range devs {
+			if !d.Revoked() && time.Since(d.LastSeenAt) < activeWithin {
+				active = true
+			}
+		}
+		if toks, err := st.ListAPITokens(context.Background()); err == nil {
+			for _, t := range toks {
+				if !t.Revoked() && time.Since(t.LastUsedAt) < activeWithin {
+					active = true
+				}
+			}
+		}
+		return active
+	}
 }

@@ -34,6 +34,9 @@ type Config struct {
 	// SleepIdle closes hosted sessions idle this long (0: off, the
 	// default; else 15 min to 4 h).
 	SleepIdle time.Duration
+	// CodexHold bounds how long a Codex permission prompt waits for the
+	// phone before Codex shows its own (0: Codex prompts are never held).
+	CodexHold time.Duration
 }
 
 // Default returns the embedded defaults, with paths resolved from the
@@ -58,6 +61,7 @@ func Default(getenv func(string) string) (Config, error) {
 		PairingTTL:    10 * time.Minute,
 		LogLevel:      slog.LevelInfo,
 		ProcessCheck:  15 * time.Second,
+		CodexHold:     120 * time.Second,
 		Density:       "medium",
 	}, nil
 }

@@ -13,10 +13,13 @@
 // inputs): only names, kinds, ids and counts.
 //
 // What is done with an event is the Sink's business: serve hands every
-// event to internal/live, the owner of the live state. A later
-// decision path (PermissionRequest answered from the phone) will let the
-// handler wait for an answer and return it as the body, for the decision
-// events only.
+// event to internal/live, the owner of the live state. An event that can
+// carry a decision (a permission prompt, an agent's question) may be held
+// by the Decider while the user answers on the phone: the listener then
+// answers at once with the headers (200 and HoldHeader, so a relay knows to
+// wait) and sends the decision as the body when it comes — or an empty
+// body, "no decision", when the hold ends, and the agent's own prompt takes
+// over.
 package hookintake
 
 import (
@@ -30,6 +33,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -57,6 +61,19 @@ const (
 	headerTmuxPane    = "X-Paddock-Tmux-Pane"
 	headerTermProgram = "X-Paddock-Term-Program"
 )
+
+// HoldHeader tells the relay that the listener holds the event for a
+// decision: the body follows within the number of seconds it gives.
+const HoldHeader = "X-Paddock-Hold"
+
+// Decider holds the events paddock decides from the phone. Hold is called
+// for every accepted event, after the Sink, on the request's goroutine,
+// and must return at once: ok is false for an event it does not decide.
+// When ok, wait blocks until the decision (the body to answer with; nil
+// for none) or until ctx ends (the hook hung up); it must return by until.
+type Decider interface {
+	Hold(ctx context.Context, ev hookstate.Event, payload []byte) (until time.Time, wait func(ctx context.Context) []byte, ok bool)
+}
 
 // Sink receives every accepted event. HookEvent runs on the request's
 // goroutine while the hook waits for its answer (the relay gives up after
@@ -88,7 +105,9 @@ var reasons = []Reason{ReasonBadHost, ReasonUnauthorized, ReasonNotFound, Reason
 type Options struct {
 	Secret string // required: the content of SecretFile
 	Sink   Sink   // required
-	Logger *slog.Logger
+	// Decider holds decision events for the phone; nil: none is held.
+	Decider Decider
+	Logger  *slog.Logger
 	// MaxBody bounds a request body; default (and most) MaxBody.
 	MaxBody int64
 	Now     func() time.Time // default time.Now
@@ -98,6 +117,7 @@ type Options struct {
 type Handler struct {
 	secret   [sha256.Size]byte
 	sink     Sink
+	decider  Decider
 	log      *slog.Logger
 	maxBody  int64
 	now      func() time.Time
@@ -123,6 +143,7 @@ func New(o Options) *Handler {
 	h := &Handler{
 		secret:   sha256.Sum256([]byte(o.Secret)),
 		sink:     o.Sink,
+		decider:  o.Decider,
 		log:      o.Logger,
 		maxBody:  o.MaxBody,
 		now:      o.Now,
@@ -240,7 +261,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.accepted.Add(1)
 	h.byRuntime[rt].Add(1)
 	h.lastEvent.Store(h.now().UnixNano())
+	if h.decider != nil {
+		if until, wait, ok := h.decider.Hold(r.Context(), ev, body); ok {
+			h.hold(w, r, until, wait)
+			return
+		}
+	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// holdGrace is how long past its hold a held answer may take to write.
+const holdGrace = 5 * time.Second
+
+// hold answers a held event: the headers now (the relay then waits past
+// its 100 ms budget), the decision when it comes.
+func (h *Handler) hold(w http.ResponseWriter, r *http.Request, until time.Time, wait func(context.Context) []byte) {
+	rc := http.NewResponseController(w)
+	// The server's timeouts are for ordinary answers; a held one may take
+	// as long as its hold (the read deadline too: a read timing out would
+	// be taken for the hook hanging up).
+	_ = rc.SetWriteDeadline(until.Add(holdGrace))
+	_ = rc.SetReadDeadline(until.Add(holdGrace))
+	secs := max(int(time.Until(until).Seconds())+1, 1)
+	w.Header().Set(HoldHeader, strconv.Itoa(secs))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	ctx, cancel := context.WithDeadline(r.Context(), until)
+	defer cancel()
+	if out := wait(ctx); len(out) > 0 {
+		_, _ = w.Write(out)
+	}
 }
 
 // authorized compares digests so that the comparison takes the same time

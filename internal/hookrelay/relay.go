@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -122,10 +123,10 @@ type Options struct {
 	// Process describes the agent process; default ProbeProcess.
 	Process func() Process
 	// AcceptDecision lets Run return an answer of the listener for the
-	// events that can carry a decision (MayDecide). Off: no decision path
-	// exists yet, and the command prints nothing. When it comes, the
-	// listener will answer a held event within the budget with headers
-	// and the relay will wait for the body up to the hook's own timeout.
+	// events that can carry a decision (MayDecide). The listener answers
+	// a held event within the budget with its headers (HoldHeader), and
+	// the relay then waits for the body as long as the header says (at
+	// most maxHold). Off: the command never prints.
 	AcceptDecision bool
 }
 
@@ -172,8 +173,14 @@ func Run(ctx context.Context, o Options) (res Result) {
 		o.Process = ProbeProcess
 	}
 	defer func() { res.Elapsed = time.Since(o.Start) }()
-	ctx, cancel := context.WithDeadline(ctx, o.Start.Add(o.Timeout))
-	defer cancel()
+	// The budget bounds everything up to the listener's headers. A held
+	// decision (HoldHeader) then extends it for the body alone, so the
+	// request's context is cancelled by a timer rather than a deadline.
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	defer cancelCause(nil)
+	expire := func() { cancelCause(context.DeadlineExceeded) }
+	budget := time.AfterFunc(time.Until(o.Start.Add(o.Timeout)), expire)
+	defer budget.Stop()
 
 	// The payload first, even when paddock is down: an agent writing it to
 	// a hook that exits without reading can see a broken pipe and report
@@ -214,6 +221,9 @@ func Run(ctx context.Context, o Options) (res Result) {
 	defer tr.CloseIdleConnections()
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			err = cause // the budget ran out, or the agent gave up
+		}
 		return Result{Err: fmt.Errorf("post to %s: %w", addr, scrub(err))}
 	}
 	defer resp.Body.Close()
@@ -223,12 +233,31 @@ func Run(ctx context.Context, o Options) (res Result) {
 		return res
 	}
 	if o.AcceptDecision && resp.StatusCode == http.StatusOK && MayDecide(o.Runtime, o.Event) {
+		if hold, ok := holdFor(resp.Header.Get(hookintake.HoldHeader)); ok && budget.Stop() {
+			// The listener holds the event for the phone: wait for its
+			// answer, no longer than it said. The agent may give up first
+			// (its own timeout) and kill this process: that is fine.
+			budget = time.AfterFunc(hold, expire)
+		}
 		out, err := io.ReadAll(io.LimitReader(resp.Body, maxOutput+1))
 		if err == nil && len(out) <= maxOutput {
-			res.Output = out
+			res.Output = bytes.TrimSpace(out)
 		}
 	}
 	return res
+}
+
+// maxHold bounds how long a relay waits for a held decision, whatever the
+// listener says: no agent's hook waits longer (Claude's 600 s timeout).
+const maxHold = 10 * time.Minute
+
+// holdFor reads HoldHeader: the seconds the listener may hold the event.
+func holdFor(v string) (time.Duration, bool) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return min(time.Duration(n)*time.Second, maxHold), true
 }
 
 // MayDecide says whether the agent takes the hook's stdout for event as a
@@ -276,7 +305,7 @@ func readPayload(ctx context.Context, r io.Reader) ([]byte, error) {
 		}
 		return rd.b, rd.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("reading the payload: %w", ctx.Err())
+		return nil, fmt.Errorf("reading the payload: %w", context.Cause(ctx))
 	}
 }
 

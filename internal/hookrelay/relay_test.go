@@ -415,3 +415,80 @@ func TestAsyncRunsGetALongerBudget(t *testing.T) {
 		t.Fatalf("async run: %+v, want delivered", res)
 	}
 }
+
+// holdDecider holds Claude's PermissionRequest: it answers with body after
+// delay, or nothing; it records whether the hook hung up on it.
+type holdDecider struct {
+	delay  time.Duration
+	body   []byte
+	hungUp chan struct{}
+}
+
+func (d *holdDecider) Hold(ctx context.Context, ev hookstate.Event, _ []byte) (time.Time, func(context.Context) []byte, bool) {
+	if ev.Name != "PermissionRequest" {
+		return time.Time{}, nil, false
+	}
+	return time.Now().Add(5 * time.Second), func(ctx context.Context) []byte {
+		select {
+		case <-time.After(d.delay):
+			return d.body
+		case <-ctx.Done():
+			close(d.hungUp)
+			return nil
+		}
+	}, true
+}
+
+// TestHeldDecision: a decision the listener holds past the relay's 100 ms
+// budget still reaches the relay (and only for events that take one); no
+// decision is no output; a relay that gives up hangs up on the hold.
+func TestHeldDecision(t *testing.T) {
+	decision := []byte(`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`)
+	for _, tc := range []struct {
+		name    string
+		decider *holdDecider
+		ctxFor  time.Duration // the agent kills the relay after this; 0: never
+		want    []byte
+	}{
+		{"answered after the budget", &holdDecider{delay: 400 * time.Millisecond, body: decision}, 0, decision},
+		{"no decision", &holdDecider{delay: 200 * time.Millisecond}, 0, nil},
+		{"the agent gives up first", &holdDecider{delay: time.Minute, body: decision}, 300 * time.Millisecond, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.decider.hungUp = make(chan struct{})
+			dir := t.TempDir()
+			secret, _, err := hookintake.LoadOrCreateSecret(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			intake := hookintake.New(hookintake.Options{Secret: secret, Sink: sinkFunc(func(hookstate.Event) {}), Decider: tc.decider})
+			port := listener(t, intake)
+			os.WriteFile(filepath.Join(dir, StateFile), fmt.Appendf(nil, `{"pid":%d,"hook_port":%d}`, os.Getpid(), port), 0o600)
+			ctx := context.Background()
+			if tc.ctxFor > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.ctxFor)
+				defer cancel()
+			}
+			res := Run(ctx, Options{Args: Args{Runtime: "claude", Event: "PermissionRequest", DataDir: dir,
+				Payload: []byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`)},
+				AcceptDecision: true})
+			if !res.Delivered || string(res.Output) != string(tc.want) {
+				t.Fatalf("result %+v, output %q; want %q", res, res.Output, tc.want)
+			}
+			if tc.ctxFor > 0 {
+				select {
+				case <-tc.decider.hungUp:
+				case <-time.After(5 * time.Second):
+					t.Fatal("the hold never learned that the hook hung up")
+				}
+			}
+			// Events that take no decision are not held and print nothing.
+			res = Run(context.Background(), Options{Args: Args{Runtime: "claude", Event: "SessionStart", DataDir: dir,
+				Payload: []byte(`{"session_id":"s1","hook_event_name":"SessionStart"}`)}, AcceptDecision: true})
+			if res.Status != http.StatusNoContent || res.Output != nil {
+				t.Fatalf("SessionStart: %+v", res)
+			}
+		})
+	}
+}

@@ -81,21 +81,3 @@ func New(o Options) Set {
 
 	return Set{Claude: cl, All: []catalog.Scanner{cl, codex.New(co), opencode.New(oc), kimi.New(ki), cursor.New(cu), pi.New(pio)}}
 }
-
-// labels are the agents' names as their makers write them.
-var labels = map[string]string{
-	"claude": "Claude", "codex": "Codex", "opencode": "OpenCode",
-	"kimi": "Kimi", "cursor": "Cursor", "pi": "Pi",
-}
-
-// Label is a runtime's display name ("OpenCode" for "opencode"); an
-// unknown runtime is shown as it is.
-func Label(runtime string) string {
-	if l, ok := labels[runtime]; ok {
-		return l
-	}
-	return runtime
-}
-
-// Names lists the runtimes in display order.
-func Names() []string { return []string{"claude", "codex", "opencode", "kimi", "cursor", "pi"} }

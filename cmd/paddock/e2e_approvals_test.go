@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"paddock/internal/agenttest"
+	"paddock/internal/mockmodel"
+)
+
+// approvalItem is an item of GET /api/v1/approvals or /questions.
+type approvalItem struct {
+	ID, Kind, Session, Tool, Resolution string
+	ResolvedBy                          string `json:"resolved_by"`
+	Input                               struct{ Command string }
+	Can                                 []string
+	Scope                               string `json:"always_scope"`
+	Questions                           []struct {
+		Question string
+		Options  []struct{ Label string }
+	}
+}
+
+// waitItem waits for a pending item of kind ("approvals" or "questions")
+// that matches ok.
+func waitItem(t *testing.T, api *apiClient, kind string, ok func(approvalItem) bool) approvalItem {
+	t.Helper()
+	var got approvalItem
+	until(t, 30*time.Second, "a pending item in "+kind, func() (bool, string) {
+		var out map[string][]approvalItem
+		if err := api.get("/api/v1/"+kind, &out); err != nil {
+			return false, err.Error()
+		}
+		for _, it := range out[kind] {
+			if ok(it) {
+				got = it
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%+v", out)
+	})
+	return got
+}
+
+// decide posts a decision; it returns the status and the error code.
+func decide(t *testing.T, api *apiClient, kind, id string, body map[string]any) (int, string) {
+	t.Helper()
+	var out struct {
+		Item  approvalItem
+		Error struct{ Code, Message string }
+	}
+	status, err := api.post("/api/v1/"+kind+"/"+id, body, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, out.Error.Code + ": " + out.Error.Message
+}
+
+// TestApprovalsEndToEnd answers real agents' prompts through paddock's API
+// while their own terminal shows them: Claude Code (its PermissionRequest
+// hook held by paddock) gets a Bash call approved — the file it writes
+// appears — one denied — nothing written — a question answered —
+// "→ Blue" on its screen — and one answered at the desk, after which the
+// phone is told so (409). Codex gets one approved and one denied. Nothing
+// is answered twice.
+func TestApprovalsEndToEnd(t *testing.T) {
+	t.Run("claude", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+		defer cancel()
+		agent, api := hookedAgent(t, ctx, agenttest.Claude, nil, nil)
+		term := agent.Start(t)
+		term.Expect(ctx, agent.Ready)
+		out := filepath.Join(agent.Cwd, "mock_out.txt")
+
+		// 1. Approve from the phone: the command runs.
+		term.Type("please RUN the thing")
+		it := waitItem(t, api, "approvals", func(it approvalItem) bool { return it.Tool == "Bash" })
+		if it.Input.Command != mockmodel.RunCommand(1) || !strings.HasPrefix(it.Session, "claude:") {
+			t.Fatalf("item %+v", it)
+		}
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusOK {
+			t.Fatalf("allow: %d %s", status, msg)
+		}
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny"}); status != http.StatusConflict || !strings.Contains(msg, "already_resolved") {
+			t.Fatalf("a second decision: %d %s, want 409", status, msg)
+		}
+		term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.ToolFinishedReply)))
+		if b, _ := os.ReadFile(out); !strings.Contains(string(b), "hello-from-mock-1") {
+			t.Fatalf("the approved command did not run: %q", b)
+		}
+
+		// 2. Deny with a message: nothing written.
+		term.Type("RUN it again please")
+		it = waitItem(t, api, "approvals", func(it approvalItem) bool { return it.Input.Command == mockmodel.RunCommand(2) })
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny", "message": "not from the phone"}); status != http.StatusOK {
+			t.Fatalf("deny: %d %s", status, msg)
+		}
+		term.Expect(ctx, regexp.MustCompile(`not from the phone`))
+		if b, _ := os.ReadFile(out); strings.Contains(string(b), "hello-from-mock-2") {
+			t.Fatalf("the denied command ran: %q", b)
+		}
+
+		// 3. A question, answered with the second option.
+		term.Type("ASK me which color")
+		q := waitItem(t, api, "questions", func(it approvalItem) bool { return it.Kind == "question" })
+		if len(q.Questions) != 1 || q.Questions[0].Question != mockmodel.AskQuestion || len(q.Questions[0].Options) != 2 {
+			t.Fatalf("question %+v", q)
+		}
+		if status, msg := decide(t, api, "questions", q.ID, map[string]any{"answers": map[string]string{mockmodel.AskQuestion: "Blue"}}); status != http.StatusOK {
+			t.Fatalf("answer: %d %s", status, msg)
+		}
+		term.Expect(ctx, regexp.MustCompile(`→ Blue`))
+
+		// 4. Answered at the desk: the phone learns it, and cannot answer.
+		term.Type("RUN once more")
+		it = waitItem(t, api, "approvals", func(it approvalItem) bool { return it.Input.Command == mockmodel.RunCommand(4) })
+		term.Answer(agent.Dialogs.Approval, agent.Dialogs.Approve...)
+		until(t, 20*time.Second, "answered at the desk", func() (bool, string) {
+			var all map[string][]approvalItem
+			_ = api.get("/api/v1/approvals?all=1", &all)
+			for _, x := range all["approvals"] {
+				if x.ID == it.ID {
+					return x.Resolution == "desk", x.Resolution
+				}
+			}
+			return false, "gone"
+		})
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusConflict || !strings.Contains(msg, "desk") {
+			t.Fatalf("deciding after the desk: %d %s, want 409 naming the desk", status, msg)
+		}
+		if b, _ := os.ReadFile(out); !strings.Contains(string(b), "hello-from-mock-4") {
+			t.Fatalf("the command approved at the desk did not run: %q", b)
+		}
+	})
+
+	t.Run("codex", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+		defer cancel()
+		agent, api := hookedAgent(t, ctx, agenttest.Codex, nil, nil)
+		// The API token in use counts as someone watching: Codex's
+		// prompts are held for the phone.
+		if err := api.get("/api/v1/approvals", &map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+		term := agent.Start(t)
+		term.Expect(ctx, agent.Ready)
+		out := filepath.Join(agent.Cwd, "mock_out.txt")
+
+		term.Type("please RUN the thing")
+		it := waitItem(t, api, "approvals", func(it approvalItem) bool { return strings.HasPrefix(it.Session, "codex:") })
+		if it.Input.Command == "" || strings.Join(it.Can, ",") != "allow,deny" {
+			t.Fatalf("codex item %+v (Codex takes allow and deny only)", it)
+		}
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "always"}); status != http.StatusBadRequest {
+			t.Fatalf("always for Codex: %d %s, want 400", status, msg)
+		}
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusOK {
+			t.Fatalf("allow: %d %s", status, msg)
+		}
+		term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.ToolFinishedReply)))
+		if b, _ := os.ReadFile(out); !strings.Contains(string(b), "hello-from-mock-1") {
+			t.Fatalf("the approved command did not run: %q", b)
+		}
+
+		term.Type("RUN it again please")
+		it = waitItem(t, api, "approvals", func(x approvalItem) bool { return x.ID != it.ID && strings.HasPrefix(x.Session, "codex:") })
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny", "message": "not from the phone"}); status != http.StatusOK {
+			t.Fatalf("deny: %d %s", status, msg)
+		}
+		until(t, 30*time.Second, "the turn after the denial", func() (bool, string) {
+			s, ok := api.liveSession("codex")
+			return ok && s.State == "waiting", fmt.Sprintf("%+v", s)
+		})
+		if b, _ := os.ReadFile(out); strings.Contains(string(b), "hello-from-mock-2") {
+			t.Fatalf("the denied command ran: %q", b)
+		}
+	})
+}

@@ -1,0 +1,226 @@
+// Package approvals turns the agents' decision hooks into items the phone
+// answers (internal/pending) and the answers back into each agent's
+// decision format. It is the hook listener's Decider and so sees every hook
+// event: a prompt the user answered at the desk is released at once.
+//
+// What each agent takes is spelled out per runtime below, from the
+// recorded payloads (../shared/docs/real-clients.md): Claude Code's
+// PermissionRequest takes allow (with the suggested permanent rules for
+// "always"), deny with a message, and for AskUserQuestion an allow whose
+// updatedInput carries the answers; Codex's takes allow or deny with a
+// message and nothing else. Anything paddock does not decide is answered
+// with no decision at once, and so is every item whose hold ends: the
+// agent's own prompt then takes over. paddock never denies by silence.
+package approvals
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"reflect"
+	"time"
+
+	"paddock/internal/hookstate"
+	"paddock/internal/pending"
+	"paddock/internal/session"
+)
+
+// Broker is what approvals needs of the pending items.
+type Broker interface {
+	Open(ctx context.Context, it pending.Item) (pending.Item, <-chan pending.Outcome, error)
+	Release(ctx context.Context, id string, res pending.Resolution, by string) (pending.Item, bool)
+	ReleaseSession(ctx context.Context, k session.Key, toolUseID string, res pending.Resolution, by string) []pending.Item
+	List(f pending.Filter) []pending.Item
+}
+
+// Options configure a Service. Zero values take the defaults noted.
+type Options struct {
+	Broker Broker
+	Logger *slog.Logger
+	// ClaudeHold bounds how long a Claude prompt waits for the phone: below
+	// the 600 s timeout `paddock hooks install` gives the hook, so the hold
+	// always ends first (default 570 s). Claude shows its own dialog
+	// meanwhile, so a long hold costs nothing.
+	ClaudeHold time.Duration
+	// CodexHold bounds a Codex prompt: Codex shows its own prompt only
+	// once the hook returned. 0 takes the default (120 s); NoCodexHold
+	// never holds one.
+	CodexHold time.Duration
+	// Watching reports whether someone may answer on the phone (a paired
+	// device seen lately). Codex is held only then, since its own prompt
+	// waits for the hold; nil: always.
+	Watching func() bool
+	Now      func() time.Time
+}
+
+const (
+	defaultClaudeHold = 570 * time.Second
+	defaultCodexHold  = 120 * time.Second
+	// NoCodexHold (as Options.CodexHold) answers every Codex prompt with
+	// no decision at once.
+	NoCodexHold = time.Duration(-1)
+)
+
+// Service is the hook listener's Decider.
+type Service struct {
+	o   Options
+	log *slog.Logger
+}
+
+// New returns a Service; Broker is required.
+func New(o Options) *Service {
+	if o.Broker == nil {
+		panic("approvals: a Broker is required")
+	}
+	if o.ClaudeHold <= 0 {
+		o.ClaudeHold = defaultClaudeHold
+	}
+	if o.CodexHold == 0 {
+		o.CodexHold = defaultCodexHold
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{o: o, log: log}
+}
+
+// Hold opens an item for a decision event paddock answers from the phone
+// and returns the wait for its answer (hookintake.Decider).
+func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) (time.Time, func(context.Context) []byte, bool) {
+	rt, ok := runtimes[ev.Runtime]
+	if !ok || ev.Name != rt.event || ev.SessionID == "" {
+		s.desk(ctx, ev, payload)
+		return time.Time{}, nil, false
+	}
+	hold := s.o.ClaudeHold
+	if ev.Runtime == hookstate.RuntimeCodex {
+		hold = s.o.CodexHold
+		if hold < 0 || s.o.Watching != nil && !s.o.Watching() {
+			return time.Time{}, nil, false // nobody to answer: Codex's own prompt at once
+		}
+	}
+	req, err := parseRequest(payload)
+	if err != nil {
+		s.log.Warn("decision hook not held: its payload is not the recorded shape", "runtime", ev.Runtime, "error", err)
+		return time.Time{}, nil, false
+	}
+	now := s.o.Now()
+	it := rt.item(ev, req)
+	it.Key, it.Cwd, it.Created, it.Expires = ev.Key(), ev.Cwd, now, now.Add(hold)
+	it, outcome, err := s.o.Broker.Open(ctx, it)
+	if err != nil {
+		s.log.Warn("decision hook not held", "runtime", ev.Runtime, "session", ev.SessionID, "error", err)
+		return time.Time{}, nil, false
+	}
+	s.log.Info("holding a decision for the phone", "item", it.ID, "kind", it.Kind, "session", it.Key.String(), "tool", it.Tool, "hold", hold)
+	wait := func(ctx context.Context) []byte {
+		select {
+		case out, ok := <-outcome:
+			if !ok {
+				return nil
+			}
+			body := rt.encode(req, out)
+			s.log.Info("decision answered", "item", it.ID, "resolution", out.Item.Resolution, "by", out.Item.ResolvedBy, "decided", body != nil)
+			return body
+		case <-ctx.Done():
+			// The hook hung up: the agent went on without paddock (the
+			// user answered in its terminal), or its hold ended.
+			res, by := pending.Desk, "desk"
+			if !s.o.Now().Before(it.Expires) {
+				res, by = pending.Expired, "paddock"
+			}
+			if _, ok := s.o.Broker.Release(context.WithoutCancel(ctx), it.ID, res, by); ok {
+				s.log.Info("decision released", "item", it.ID, "resolution", res)
+			}
+			return nil
+		}
+	}
+	return it.Expires, wait, true
+}
+
+// desk releases the items of a session the user answered at the desk,
+// as the event shows: the tool ran or was refused (the same tool with the
+// same input: another tool running beside it says nothing), or the main
+// agent's turn ended, a new prompt came, or the session ended — the agent
+// no longer waits for paddock.
+func (s *Service) desk(ctx context.Context, ev hookstate.Event, payload []byte) {
+	if ev.SessionID == "" {
+		return
+	}
+	var got []pending.Item
+	switch ev.Kind {
+	case hookstate.KindToolEnd:
+		r, err := parseRequest(payload)
+		if err != nil {
+			return
+		}
+		for _, it := range s.o.Broker.List(pending.Filter{Key: ev.Key(), PendingOnly: true}) {
+			if it.Tool == r.Tool && sameJSON(it.Input, r.Input) {
+				if it, ok := s.o.Broker.Release(ctx, it.ID, pending.Desk, "desk"); ok {
+					got = append(got, it)
+				}
+			}
+		}
+	case hookstate.KindStop, hookstate.KindPrompt, hookstate.KindSessionEnd, hookstate.KindInterrupt:
+		if ev.AgentID != "" {
+			return // a subagent's end says nothing of the main agent's prompts
+		}
+		got = s.o.Broker.ReleaseSession(ctx, ev.Key(), "", pending.Desk, "desk")
+	default:
+		return
+	}
+	if len(got) > 0 {
+		s.log.Info("answered at the desk", "session", ev.Key().String(), "items", len(got), "by_event", ev.Name)
+	}
+}
+
+// sameJSON compares two JSON values by meaning (key order and spacing
+// aside).
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// request is what a decision hook's payload says, as far as paddock
+// answers it.
+type request struct {
+	Tool        string          `json:"tool_name"`
+	ToolUseID   string          `json:"tool_use_id"`
+	Input       json.RawMessage `json:"tool_input"`
+	Suggestions json.RawMessage `json:"permission_suggestions"`
+}
+
+// input is the part of a tool input paddock reads.
+type input struct {
+	Description string `json:"description"`
+	Questions   []struct {
+		Question    string `json:"question"`
+		Header      string `json:"header"`
+		MultiSelect bool   `json:"multiSelect"`
+		Options     []struct {
+			Label       string `json:"label"`
+			Description string `json:"description"`
+		} `json:"options"`
+	} `json:"questions"`
+}
+
+func parseRequest(payload []byte) (request, error) {
+	var r request
+	if err := json.Unmarshal(payload, &r); err != nil {
+		return r, err
+	}
+	if len(r.Input) == 0 || string(r.Input) == "null" {
+		r.Input = json.RawMessage(`{}`)
+	}
+	if string(r.Suggestions) == "null" {
+		r.Suggestions = nil
+	}
+	return r, nil
+}

@@ -1,0 +1,251 @@
+package approvals
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"paddock/internal/hookstate"
+	"paddock/internal/pending"
+)
+
+// recorded returns the payloads of one event from a recording of the real
+// CLI (testdata/<cli>/hooks.jsonl, written by the proving ground).
+func recorded(t *testing.T, cli, event string) [][]byte {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "testdata", cli, "hooks.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var line struct {
+			Event   string          `json:"event"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Event == event {
+			out = append(out, line.Payload)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s in the %s recording", event, cli)
+	}
+	return out
+}
+
+// hold runs one recorded decision event through a Service and a real
+// broker, decides it with d (or releases it with res), and returns the
+// item and what the hook would print.
+func hold(t *testing.T, runtime string, payload []byte, d *pending.Decision, res pending.Resolution) (pending.Item, []byte) {
+	t.Helper()
+	ctx := t.Context()
+	b := pending.New(pending.Options{})
+	s := New(Options{Broker: b})
+	ev, err := hookstate.Decode(runtime, "PermissionRequest", payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	until, wait, ok := s.Hold(ctx, ev, payload)
+	if !ok || time.Until(until) <= 0 {
+		t.Fatalf("not held: %v %v", ok, until)
+	}
+	items := b.List(pending.Filter{PendingOnly: true})
+	if len(items) != 1 {
+		t.Fatalf("items %+v", items)
+	}
+	it := items[0]
+	if d != nil {
+		if it, err = b.Decide(ctx, it.ID, *d); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		it, _ = b.Release(ctx, it.ID, res, "desk")
+	}
+	return it, wait(ctx)
+}
+
+type decisionOut struct {
+	HookSpecificOutput struct {
+		HookEventName string `json:"hookEventName"`
+		Decision      struct {
+			Behavior           string          `json:"behavior"`
+			Message            string          `json:"message"`
+			UpdatedInput       json.RawMessage `json:"updatedInput"`
+			UpdatedPermissions json.RawMessage `json:"updatedPermissions"`
+		} `json:"decision"`
+	} `json:"hookSpecificOutput"`
+}
+
+func parseOut(t *testing.T, b []byte) decisionOut {
+	t.Helper()
+	var o decisionOut
+	if err := json.Unmarshal(b, &o); err != nil || o.HookSpecificOutput.HookEventName != "PermissionRequest" {
+		t.Fatalf("output %s: %v", b, err)
+	}
+	return o
+}
+
+func TestClaudeApprovalEncodings(t *testing.T) {
+	bash := recorded(t, "claude-2.1.328", "PermissionRequest")[0]
+	var in struct {
+		Suggestions json.RawMessage `json:"permission_suggestions"`
+	}
+	_ = json.Unmarshal(bash, &in)
+	for _, tc := range []struct {
+		name      string
+		d         *pending.Decision
+		res       pending.Resolution
+		behavior  string
+		message   string
+		withPerms bool
+	}{
+		{"allow", &pending.Decision{Verb: pending.VerbAllow, By: "device:1"}, "", "allow", "", false},
+		{"always: the recorded suggestions back", &pending.Decision{Verb: pending.VerbAlways, By: "device:1"}, "", "allow", "", true},
+		{"deny with the user's words", &pending.Decision{Verb: pending.VerbDeny, Message: "not now", By: "device:1"}, "", "deny", "not now", false},
+		{"deny without words", &pending.Decision{Verb: pending.VerbDeny, By: "device:1"}, "", "deny", denyMessage, false},
+		{"desk: no decision", nil, pending.Desk, "", "", false},
+		{"expired: no decision, never a deny", nil, pending.Expired, "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			it, out := hold(t, "claude", bash, tc.d, tc.res)
+			if it.Tool != "Bash" || it.Kind != pending.KindApproval || strings.Join(it.Can, ",") != "allow,deny,always" || it.Reason != "Append a line to mock_out.txt" {
+				t.Fatalf("item %+v", it)
+			}
+			if tc.behavior == "" {
+				if out != nil {
+					t.Fatalf("printed %s, want nothing (the agent's own prompt takes over)", out)
+				}
+				return
+			}
+			o := parseOut(t, out).HookSpecificOutput.Decision
+			if o.Behavior != tc.behavior || o.Message != tc.message || len(o.UpdatedInput) != 0 {
+				t.Fatalf("decision %+v", o)
+			}
+			if tc.withPerms != (len(o.UpdatedPermissions) > 0) || tc.withPerms && !sameJSON(o.UpdatedPermissions, in.Suggestions) {
+				t.Fatalf("updatedPermissions %s, want %v (the suggestions %s)", o.UpdatedPermissions, tc.withPerms, in.Suggestions)
+			}
+		})
+	}
+	if got := Scope(in.Suggestions); !strings.Contains(got, "allow access to /tmp/paddock-fixtures-home/proj for this session") {
+		t.Errorf("scope %q", got)
+	}
+}
+
+func TestClaudeQuestionEncoding(t *testing.T) {
+	var q []byte
+	for _, p := range recorded(t, "claude-2.1.328", "PermissionRequest") {
+		if strings.Contains(string(p), `"AskUserQuestion"`) {
+			q = p
+		}
+	}
+	it, out := hold(t, "claude", q, &pending.Decision{Verb: pending.VerbAnswer, By: "device:1",
+		Answers: map[string]string{"Which color do you prefer?": "Blue"}}, "")
+	if it.Kind != pending.KindQuestion || len(it.Questions) != 1 || len(it.Questions[0].Options) != 2 || !it.FreeText {
+		t.Fatalf("item %+v", it)
+	}
+	o := parseOut(t, out).HookSpecificOutput.Decision
+	var updated struct {
+		Questions []map[string]any  `json:"questions"`
+		Answers   map[string]string `json:"answers"`
+	}
+	if o.Behavior != "allow" || json.Unmarshal(o.UpdatedInput, &updated) != nil {
+		t.Fatalf("decision %+v", o)
+	}
+	if len(updated.Questions) != 1 || updated.Questions[0]["question"] != "Which color do you prefer?" || updated.Answers["Which color do you prefer?"] != "Blue" {
+		t.Fatalf("updatedInput %s: the original questions with the answers beside them", o.UpdatedInput)
+	}
+}
+
+func TestCodexEncodingsNeverCarryUpdates(t *testing.T) {
+	p := recorded(t, "codex-0.169.0", "PermissionRequest")[0]
+	it, out := hold(t, "codex", p, &pending.Decision{Verb: pending.VerbAllow, By: "device:1"}, "")
+	if strings.Join(it.Can, ",") != "allow,deny" {
+		t.Fatalf("codex can %v", it.Can)
+	}
+	if o := parseOut(t, out).HookSpecificOutput.Decision; o.Behavior != "allow" || len(o.UpdatedInput)+len(o.UpdatedPermissions) != 0 {
+		t.Fatalf("allow %s", out)
+	}
+	_, out = hold(t, "codex", p, &pending.Decision{Verb: pending.VerbDeny, Message: "no", By: "device:1"}, "")
+	if o := parseOut(t, out).HookSpecificOutput.Decision; o.Behavior != "deny" || o.Message != "no" || len(o.UpdatedInput)+len(o.UpdatedPermissions) != 0 {
+		t.Fatalf("deny %s", out)
+	}
+}
+
+func TestCodexNotHeldWhenNobodyWatches(t *testing.T) {
+	p := recorded(t, "codex-0.169.0", "PermissionRequest")[0]
+	ev, err := hookstate.Decode("codex", "PermissionRequest", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Options{{Watching: func() bool { return false }}, {CodexHold: NoCodexHold}} {
+		o.Broker = pending.New(pending.Options{})
+		if _, _, ok := New(o).Hold(t.Context(), ev, p); ok {
+			t.Fatalf("held with %+v", o)
+		}
+	}
+}
+
+// TestDeskReleases: the tool that ran (same tool, same input) or the main
+// agent's turn ending releases a held prompt as answered at the desk;
+// another tool finishing beside it, or a subagent's stop, does not.
+func TestDeskReleases(t *testing.T) {
+	ctx := context.Background()
+	bash := recorded(t, "claude-2.1.328", "PermissionRequest")[0]
+	var req request
+	_ = json.Unmarshal(bash, &req)
+	ev, _ := hookstate.Decode("claude", "PermissionRequest", bash)
+	post := func(tool string, input json.RawMessage) (hookstate.Event, []byte) {
+		b, _ := json.Marshal(map[string]any{"session_id": ev.SessionID, "hook_event_name": "PostToolUse", "tool_name": tool,
+			"tool_input": input, "tool_use_id": "toolu_1", "tool_response": "ok"})
+		e, err := hookstate.Decode("claude", "PostToolUse", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e, b
+	}
+	stop := func(agentID string) (hookstate.Event, []byte) {
+		b, _ := json.Marshal(map[string]any{"session_id": ev.SessionID, "hook_event_name": "Stop", "agent_id": agentID})
+		e, _ := hookstate.Decode("claude", "Stop", b)
+		return e, b
+	}
+	for _, tc := range []struct {
+		name    string
+		event   func() (hookstate.Event, []byte)
+		release bool
+	}{
+		{"the same tool ran", func() (hookstate.Event, []byte) { return post("Bash", req.Input) }, true},
+		{"another command ran beside it", func() (hookstate.Event, []byte) { return post("Bash", json.RawMessage(`{"command":"ls"}`)) }, false},
+		{"a Read finished beside it", func() (hookstate.Event, []byte) { return post("Read", json.RawMessage(`{"file_path":"/x"}`)) }, false},
+		{"the turn ended", func() (hookstate.Event, []byte) { return stop("") }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := pending.New(pending.Options{})
+			s := New(Options{Broker: b})
+			_, wait, ok := s.Hold(ctx, ev, bash)
+			if !ok {
+				t.Fatal("not held")
+			}
+			e, p := tc.event()
+			if _, _, held := s.Hold(ctx, e, p); held {
+				t.Fatal("a non-decision event held")
+			}
+			items := b.List(pending.Filter{})
+			if got := items[0].Resolution == pending.Desk; got != tc.release {
+				t.Fatalf("resolution %q, want released=%v", items[0].Resolution, tc.release)
+			}
+			if tc.release {
+				if out := wait(ctx); out != nil {
+					t.Fatalf("a desk answer printed %s", out)
+				}
+			}
+		})
+	}
+}

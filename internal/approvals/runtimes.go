@@ -1,0 +1,139 @@
+package approvals
+
+import (
+	"encoding/json"
+
+	"paddock/internal/hookstate"
+	"paddock/internal/pending"
+)
+
+// runtime is one agent's decision hook: which event carries it, what the
+// phone may answer, and how the answer is written back.
+type runtime struct {
+	event  string
+	item   func(ev hookstate.Event, r request) pending.Item
+	encode func(r request, out pending.Outcome) []byte
+}
+
+var runtimes = map[string]runtime{
+	hookstate.RuntimeClaude: {event: "PermissionRequest", item: claudeItem, encode: claudeEncode},
+	hookstate.RuntimeCodex:  {event: "PermissionRequest", item: codexItem, encode: codexEncode},
+}
+
+// Claude Code tools with a card of their own.
+const (
+	toolQuestion = "AskUserQuestion"
+	toolPlan     = "ExitPlanMode"
+)
+
+func baseItem(ev hookstate.Event, r request) pending.Item {
+	it := pending.Item{Kind: pending.KindApproval, Tool: r.Tool, ToolUseID: r.ToolUseID, Input: r.Input}
+	var in input
+	if json.Unmarshal(r.Input, &in) == nil {
+		it.Reason = in.Description
+	}
+	return it
+}
+
+// claudeItem: an approval (allow, deny, and "always" when Claude offered
+// permanent rules), a question card for AskUserQuestion, a plan card for
+// ExitPlanMode.
+func claudeItem(ev hookstate.Event, r request) pending.Item {
+	it := baseItem(ev, r)
+	switch r.Tool {
+	case toolQuestion:
+		var in input
+		_ = json.Unmarshal(r.Input, &in)
+		it.Kind, it.Can, it.FreeText = pending.KindQuestion, []string{pending.VerbAnswer, pending.VerbDeny}, true
+		for _, q := range in.Questions {
+			pq := pending.Question{Question: q.Question, Header: q.Header, MultiSelect: q.MultiSelect}
+			for _, o := range q.Options {
+				pq.Options = append(pq.Options, pending.Option{Label: o.Label, Description: o.Description})
+			}
+			it.Questions = append(it.Questions, pq)
+		}
+	case toolPlan:
+		it.Kind, it.Can = pending.KindPlan, []string{pending.VerbAllow, pending.VerbDeny}
+	default:
+		it.Can = []string{pending.VerbAllow, pending.VerbDeny}
+		if len(r.Suggestions) > 0 && string(r.Suggestions) != "[]" {
+			it.Suggestions = r.Suggestions
+			it.Can = append(it.Can, pending.VerbAlways)
+		}
+	}
+	return it
+}
+
+// claudeDecision is the PermissionRequest hook's answer.
+type claudeDecision struct {
+	Behavior           string          `json:"behavior"`
+	Message            string          `json:"message,omitempty"`
+	UpdatedInput       json.RawMessage `json:"updatedInput,omitempty"`
+	UpdatedPermissions json.RawMessage `json:"updatedPermissions,omitempty"`
+}
+
+func permissionRequestOutput(d claudeDecision) []byte {
+	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest", "decision": d}})
+	return b
+}
+
+// denyMessage is what the agent is told when the user gave no reason.
+const denyMessage = "The user denied this from paddock."
+
+func claudeEncode(r request, out pending.Outcome) []byte {
+	switch out.Item.Resolution {
+	case pending.Allowed:
+		return permissionRequestOutput(claudeDecision{Behavior: "allow"})
+	case pending.Always:
+		return permissionRequestOutput(claudeDecision{Behavior: "allow", UpdatedPermissions: r.Suggestions})
+	case pending.Denied:
+		msg := out.Item.Message
+		if msg == "" {
+			msg = denyMessage
+			if out.Item.Kind == pending.KindPlan {
+				msg = "The user wants you to keep planning."
+			}
+		}
+		return permissionRequestOutput(claudeDecision{Behavior: "deny", Message: msg})
+	case pending.Answered:
+		// updatedInput replaces the whole input: the original questions
+		// with the answers beside them, keyed by question text.
+		var in map[string]json.RawMessage
+		if json.Unmarshal(r.Input, &in) != nil || in == nil {
+			return nil
+		}
+		answers, err := json.Marshal(out.Item.Answers)
+		if err != nil {
+			return nil
+		}
+		in["answers"] = answers
+		updated, err := json.Marshal(in)
+		if err != nil {
+			return nil
+		}
+		return permissionRequestOutput(claudeDecision{Behavior: "allow", UpdatedInput: updated})
+	}
+	return nil // answered at the desk, expired, withdrawn: no decision
+}
+
+// codexItem: Codex takes allow, or deny with a message — never updated
+// input or permissions.
+func codexItem(ev hookstate.Event, r request) pending.Item {
+	it := baseItem(ev, r)
+	it.Can = []string{pending.VerbAllow, pending.VerbDeny}
+	return it
+}
+
+func codexEncode(r request, out pending.Outcome) []byte {
+	switch out.Item.Resolution {
+	case pending.Allowed:
+		return permissionRequestOutput(claudeDecision{Behavior: "allow"})
+	case pending.Denied:
+		msg := out.Item.Message
+		if msg == "" {
+			msg = denyMessage
+		}
+		return permissionRequestOutput(claudeDecision{Behavior: "deny", Message: msg})
+	}
+	return nil
+}

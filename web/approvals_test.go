@@ -1,0 +1,143 @@
+package web
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"paddock/internal/pending"
+	"paddock/internal/session"
+)
+
+// openItem puts an approval in the rig's broker, as a held hook would.
+func (r *rig) openItem(it pending.Item) (pending.Item, <-chan pending.Outcome) {
+	r.t.Helper()
+	if it.Key.ID == "" {
+		it.Key = session.Key{Runtime: "claude", ID: sessionA}
+	}
+	if it.Expires.IsZero() {
+		it.Expires = time.Now().Add(time.Minute)
+	}
+	got, out, err := r.items.Open(r.t.Context(), it)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return got, out
+}
+
+func TestApprovalsAPI(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	h := r.srv.Handler()
+	bash, out := r.openItem(pending.Item{Kind: pending.KindApproval, Tool: "Bash", Input: json.RawMessage(`{"command":"rm -rf build"}`),
+		Suggestions: json.RawMessage(`[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"rm -rf build"}],"behavior":"allow","destination":"localSettings"}]`),
+		Can:         []string{pending.VerbAllow, pending.VerbDeny, pending.VerbAlways}})
+	q, _ := r.openItem(pending.Item{Kind: pending.KindQuestion, Tool: "AskUserQuestion", Input: json.RawMessage(`{}`),
+		Questions: []pending.Question{{Question: "Which color?", Options: []pending.Option{{Label: "Red"}, {Label: "Blue"}}}},
+		Can:       []string{pending.VerbAnswer, pending.VerbDeny}})
+
+	w := r.do(h, http.MethodGet, "/api/v1/approvals", withCookie(tok))
+	var list struct{ Approvals []itemJSON }
+	if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &list) != nil || len(list.Approvals) != 1 || list.Approvals[0].ID != bash.ID {
+		t.Fatalf("approvals %d %s", w.Code, w.Body)
+	}
+	if s := list.Approvals[0].Scope; !strings.Contains(s, "Bash(rm -rf build) in this project") {
+		t.Fatalf("always scope %q", s)
+	}
+	w = r.do(h, http.MethodGet, "/api/v1/questions", withCookie(tok))
+	if !strings.Contains(w.Body.String(), q.ID) || strings.Contains(w.Body.String(), bash.ID) {
+		t.Fatalf("questions %s", w.Body)
+	}
+
+	post := func(path, body string, opts ...reqOpt) (int, string) {
+		opts = append(opts, withCookie(tok), withHeader("Content-Type", "application/json"), withHeader(csrfHeader, r.csrf(tok)))
+		w := httptestBody(r, h, path, body, opts...)
+		return w.Code, w.Body.String()
+	}
+	// Bad input: a clear 400, nothing decided.
+	for _, body := range []string{`{"decision":"maybe"}`, `{"decision":"answer","answers":{"Which color?":"Red"}}`, `{"decision":"allow","extra":1}`} {
+		if code, b := post("/api/v1/approvals/"+bash.ID, body); code != http.StatusBadRequest {
+			t.Fatalf("%s: %d %s", body, code, b)
+		}
+	}
+	if code, _ := post("/api/v1/approvals/itm_nope", `{"decision":"allow"}`); code != http.StatusNotFound {
+		t.Fatalf("unknown item: %d", code)
+	}
+	// Without the CSRF header a cookie session decides nothing.
+	if w := httptestBody(r, h, "/api/v1/approvals/"+bash.ID, `{"decision":"allow"}`, withCookie(tok), withHeader("Content-Type", "application/json")); w.Code != http.StatusForbidden {
+		t.Fatalf("no CSRF: %d", w.Code)
+	}
+	// Two devices at once: exactly one wins, the other is told.
+	var wg sync.WaitGroup
+	codes := make([]int, 8)
+	for i := range codes {
+		wg.Go(func() { codes[i], _ = post("/api/v1/approvals/"+bash.ID, `{"decision":"always"}`) })
+	}
+	wg.Wait()
+	ok, conflict := 0, 0
+	for _, c := range codes {
+		switch c {
+		case http.StatusOK:
+			ok++
+		case http.StatusConflict:
+			conflict++
+		}
+	}
+	if ok != 1 || conflict != len(codes)-1 {
+		t.Fatalf("codes %v: want one 200 and the rest 409", codes)
+	}
+	if o := <-out; o.Item.Resolution != pending.Always || !strings.HasPrefix(o.Item.ResolvedBy, "device:") {
+		t.Fatalf("outcome %+v", o.Item)
+	}
+	// The question: answered by text.
+	if code, b := post("/api/v1/questions/"+q.ID, `{"answers":{"Which color?":"Blue"}}`); code != http.StatusOK || !strings.Contains(b, `"answered"`) {
+		t.Fatalf("answer: %d %s", code, b)
+	}
+}
+
+func httptestBody(r *rig, h http.Handler, path, body string, opts ...reqOpt) *httptest.ResponseRecorder {
+	r.t.Helper()
+	opts = append([]reqOpt{func(q *http.Request) {
+		q.Body = io.NopCloser(strings.NewReader(body))
+		q.ContentLength = int64(len(body))
+	}}, opts...)
+	return r.do(h, http.MethodPost, path, opts...)
+}
+
+// TestApprovalCardFromThePage: the card's buttons post a form; the card
+// comes back resolved, and a second tap is told "already answered" — never
+// a spinner.
+func TestApprovalCardFromThePage(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	h := r.srv.Handler()
+	it, _ := r.openItem(pending.Item{Kind: pending.KindApproval, Tool: "Bash", Input: json.RawMessage(`{"command":"make deploy"}`),
+		Can: []string{pending.VerbAllow, pending.VerbDeny}})
+
+	w := r.do(h, http.MethodGet, "/", withCookie(tok))
+	if !strings.Contains(w.Body.String(), `data-item="`+it.ID+`"`) || !strings.Contains(w.Body.String(), "make deploy") {
+		t.Fatalf("board without the card:\n%s", w.Body)
+	}
+	w = r.do(h, http.MethodGet, "/s/claude/"+sessionA, withCookie(tok))
+	if !strings.Contains(w.Body.String(), `data-item="`+it.ID+`"`) {
+		t.Fatal("session page without the card")
+	}
+	form := url.Values{"verb": {"deny"}, "message": {"use staging"}}
+	w = r.do(h, http.MethodPost, "/approvals/"+it.ID, withCookie(tok), withHeader(csrfHeader, r.csrf(tok)), withForm(form))
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "Denied") {
+		t.Fatalf("deny from the page: %d %s", w.Code, w.Body)
+	}
+	w = r.do(h, http.MethodPost, "/approvals/"+it.ID, withCookie(tok), withHeader(csrfHeader, r.csrf(tok)), withForm(url.Values{"verb": {"allow"}}))
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "already answered") || !strings.Contains(w.Body.String(), "Denied") {
+		t.Fatalf("a second tap: %d %s", w.Code, w.Body)
+	}
+	if got, _ := r.items.Get(it.ID); got.Message != "use staging" {
+		t.Fatalf("message %q", got.Message)
+	}
+}
