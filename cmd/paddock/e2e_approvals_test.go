@@ -182,4 +182,85 @@ func TestApprovalsEndToEnd(t *testing.T) {
 			t.Fatalf("the denied command ran: %q", b)
 		}
 	})
+
+	t.Run("pi", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+		defer cancel()
+		// Pi asks nothing before running a tool; --pi-hold makes its
+		// extension wait for the phone.
+		agent, api := hookedAgent(t, ctx, agenttest.Pi, nil, []string{"--pi-hold", "2m"})
+		if err := api.get("/api/v1/approvals", &map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+		term := agent.Start(t)
+		term.Expect(ctx, agent.Ready)
+		out := filepath.Join(agent.Cwd, "mock_out.txt")
+
+		term.Type("please RUN the thing")
+		it := waitItem(t, api, "approvals", func(it approvalItem) bool { return strings.HasPrefix(it.Session, "pi:") })
+		if it.Tool != "bash" || it.Input.Command != mockmodel.RunCommand(1) || strings.Join(it.Can, ",") != "allow,deny" {
+			t.Fatalf("pi item %+v", it)
+		}
+		if b, _ := os.ReadFile(out); len(b) > 0 {
+			t.Fatalf("the command ran before the phone answered: %q", b)
+		}
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusOK {
+			t.Fatalf("allow: %d %s", status, msg)
+		}
+		term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.ToolFinishedReply)))
+		if b, _ := os.ReadFile(out); !strings.Contains(string(b), "hello-from-mock-1") {
+			t.Fatalf("the approved command did not run: %q", b)
+		}
+
+		term.Type("RUN it again please")
+		it = waitItem(t, api, "approvals", func(x approvalItem) bool { return x.Input.Command == mockmodel.RunCommand(2) })
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny", "message": "not from the phone"}); status != http.StatusOK {
+			t.Fatalf("deny: %d %s", status, msg)
+		}
+		term.Expect(ctx, regexp.MustCompile(`not from the phone`))
+		if b, _ := os.ReadFile(out); strings.Contains(string(b), "hello-from-mock-2") {
+			t.Fatalf("the denied command ran: %q", b)
+		}
+	})
+
+	t.Run("opencode", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+		defer cancel()
+		// The TUI runs with --port (as paddock-hosted sessions do): its
+		// server takes the answers.
+		agent, api := hookedAgent(t, ctx, agenttest.OpenCode, nil, nil)
+		term := agent.Start(t)
+		term.Expect(ctx, agent.Ready)
+		out := filepath.Join(agent.Cwd, "mock_out.txt")
+
+		term.Type("please RUN the thing")
+		it := waitItem(t, api, "approvals", func(it approvalItem) bool { return strings.HasPrefix(it.Session, "opencode:") })
+		if it.Tool != "bash" || it.Input.Command != mockmodel.RunCommand(1) || strings.Join(it.Can, ",") != "allow,deny,always" {
+			t.Fatalf("opencode item %+v", it)
+		}
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusOK {
+			t.Fatalf("allow: %d %s", status, msg)
+		}
+		term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.ToolFinishedReply)))
+		if b, _ := os.ReadFile(out); !strings.Contains(string(b), "hello-from-mock-1") {
+			t.Fatalf("the approved command did not run: %q", b)
+		}
+
+		term.Type("RUN it again please")
+		it = waitItem(t, api, "approvals", func(x approvalItem) bool { return x.Input.Command == mockmodel.RunCommand(2) })
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny", "message": "not from the phone"}); status != http.StatusOK {
+			t.Fatalf("deny: %d %s", status, msg)
+		}
+		until(t, 30*time.Second, "the denial reached OpenCode", func() (bool, string) {
+			s, _ := term.Screen()
+			return !strings.Contains(s, "Allow once"), s
+		})
+		until(t, 30*time.Second, "the turn after the denial", func() (bool, string) {
+			s, ok := api.liveSession("opencode")
+			return ok && s.State == "waiting", fmt.Sprintf("%+v", s)
+		})
+		if b, _ := os.ReadFile(out); strings.Contains(string(b), "hello-from-mock-2") {
+			t.Fatalf("the denied command ran: %q", b)
+		}
+	})
 }

@@ -143,7 +143,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		codexHold = approvals.NoCodexHold
 	}
 	decider := approvals.New(approvals.Options{Broker: items, Logger: log.With("component", "approvals"),
-		CodexHold: codexHold, Watching: recentlyActive(a.store)})
+		CodexHold: codexHold, PiHold: cfg.PiHold, Watching: recentlyActive(a.store)})
 	hooks, err := openHookListener(cfg, states, decider, log.With("component", "hooks"))
 	if err != nil {
 		return err
@@ -230,6 +230,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	goRun("catalog", func() error { return cat.Run(ctx) })
 	goRun("live state", func() error { return states.Run(ctx) })
 	goRun("pending prompts", func() error { return items.Run(ctx) })
+	goRun("approvals", func() error { return decider.Run(ctx) })
 	if reattach != nil {
 		goRun("hosted re-attach and tmux watch", func() error { return reattach(ctx) })
 		goRun("idle sleep", func() error { return sleeper(ctx) })

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"reflect"
+	"sync"
 	"time"
 
 	"paddock/internal/hookstate"
@@ -46,9 +47,15 @@ type Options struct {
 	// once the hook returned. 0 takes the default (120 s); NoCodexHold
 	// never holds one.
 	CodexHold time.Duration
+	// PiHold gates Pi's tool calls through the phone (its extension waits
+	// for paddock before a tool runs): 0, the default, never holds one —
+	// Pi itself asks nothing before running a tool, and holding every
+	// call would stop it when nobody answers. Read-only tools are never
+	// held.
+	PiHold time.Duration
 	// Watching reports whether someone may answer on the phone (a paired
-	// device seen lately). Codex is held only then, since its own prompt
-	// waits for the hold; nil: always.
+	// device seen lately). Codex and Pi are held only then, since they
+	// wait for the hold; nil: always.
 	Watching func() bool
 	Now      func() time.Time
 }
@@ -65,6 +72,27 @@ const (
 type Service struct {
 	o   Options
 	log *slog.Logger
+	// jobs are requests answered through an agent's own server (OpenCode):
+	// Run's goroutines watch them.
+	jobs chan func(context.Context)
+}
+
+// maxJobs bounds the requests waiting to be watched.
+const maxJobs = 256
+
+// Run watches the requests answered through an agent's server until ctx
+// ends; every goroutine it starts ends with it.
+func (s *Service) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case job := <-s.jobs:
+			wg.Go(func() { job(ctx) })
+		}
+	}
 }
 
 // New returns a Service; Broker is required.
@@ -85,28 +113,38 @@ func New(o Options) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{o: o, log: log}
+	return &Service{o: o, log: log, jobs: make(chan func(context.Context), maxJobs)}
 }
 
 // Hold opens an item for a decision event paddock answers from the phone
 // and returns the wait for its answer (hookintake.Decider).
 func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) (time.Time, func(context.Context) []byte, bool) {
+	if ev.Runtime == hookstate.RuntimeOpenCode {
+		s.openCode(ctx, ev, payload)
+		return time.Time{}, nil, false
+	}
 	rt, ok := runtimes[ev.Runtime]
 	if !ok || ev.Name != rt.event || ev.SessionID == "" {
 		s.desk(ctx, ev, payload)
 		return time.Time{}, nil, false
 	}
-	hold := s.o.ClaudeHold
-	if ev.Runtime == hookstate.RuntimeCodex {
-		hold = s.o.CodexHold
-		if hold < 0 || s.o.Watching != nil && !s.o.Watching() {
-			return time.Time{}, nil, false // nobody to answer: Codex's own prompt at once
-		}
-	}
 	req, err := parseRequest(payload)
 	if err != nil {
 		s.log.Warn("decision hook not held: its payload is not the recorded shape", "runtime", ev.Runtime, "error", err)
 		return time.Time{}, nil, false
+	}
+	hold := s.o.ClaudeHold
+	switch ev.Runtime {
+	case hookstate.RuntimeCodex:
+		hold = s.o.CodexHold
+	case hookstate.RuntimePi:
+		hold = s.o.PiHold
+		if readOnlyTools[req.Tool] {
+			return time.Time{}, nil, false
+		}
+	}
+	if ev.Runtime != hookstate.RuntimeClaude && (hold <= 0 || s.o.Watching != nil && !s.o.Watching()) {
+		return time.Time{}, nil, false // off, or nobody to answer: the agent goes on at once
 	}
 	now := s.o.Now()
 	it := rt.item(ev, req)
@@ -188,13 +226,19 @@ func sameJSON(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
+// readOnlyTools are Pi's tools that change nothing: never held.
+var readOnlyTools = map[string]bool{"read": true, "grep": true, "find": true, "ls": true}
+
 // request is what a decision hook's payload says, as far as paddock
-// answers it.
+// answers it. Claude and Codex send tool_input and tool_use_id; paddock's
+// Pi extension sends input and tool_call_id.
 type request struct {
 	Tool        string          `json:"tool_name"`
 	ToolUseID   string          `json:"tool_use_id"`
 	Input       json.RawMessage `json:"tool_input"`
 	Suggestions json.RawMessage `json:"permission_suggestions"`
+	PiInput     json.RawMessage `json:"input"`
+	ToolCallID  string          `json:"tool_call_id"`
 }
 
 // input is the part of a tool input paddock reads.
@@ -215,6 +259,12 @@ func parseRequest(payload []byte) (request, error) {
 	var r request
 	if err := json.Unmarshal(payload, &r); err != nil {
 		return r, err
+	}
+	if len(r.Input) == 0 {
+		r.Input, r.PiInput = r.PiInput, nil
+	}
+	if r.ToolUseID == "" {
+		r.ToolUseID = r.ToolCallID
 	}
 	if len(r.Input) == 0 || string(r.Input) == "null" {
 		r.Input = json.RawMessage(`{}`)

@@ -249,3 +249,49 @@ func TestDeskReleases(t *testing.T) {
 		})
 	}
 }
+
+// TestPiGate: with PiHold, paddock's Pi extension waits for the phone
+// before a tool that changes something; a denial blocks the call with the
+// user's words, an approval (or no answer) lets it run; read-only tools
+// and a Pi without PiHold are never held.
+func TestPiGate(t *testing.T) {
+	// The extension's tool_call payload (internal/hookinstall/assets/pi-extension.ts).
+	call := func(tool, input string) ([]byte, hookstate.Event) {
+		p := []byte(`{"hook_event_name":"tool_call","session_id":"pi-s1","cwd":"/p","pid":7,"tool_name":"` + tool +
+			`","tool_call_id":"call_1","input":` + input + `}`)
+		ev, err := hookstate.Decode("pi", "tool_call", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, ev
+	}
+	ctx := t.Context()
+	bash, ev := call("bash", `{"command":"rm -rf build"}`)
+	if _, _, ok := New(Options{Broker: pending.New(pending.Options{})}).Hold(ctx, ev, bash); ok {
+		t.Fatal("held without PiHold")
+	}
+	b := pending.New(pending.Options{})
+	s := New(Options{Broker: b, PiHold: time.Minute})
+	read, rev := call("read", `{"path":"/p/x"}`)
+	if _, _, ok := s.Hold(ctx, rev, read); ok {
+		t.Fatal("a read-only tool held")
+	}
+	for _, tc := range []struct {
+		verb, want string
+	}{{pending.VerbDeny, `{"block":true,"reason":"use make"}`}, {pending.VerbAllow, ""}} {
+		_, wait, ok := s.Hold(ctx, ev, bash)
+		if !ok {
+			t.Fatal("bash not held")
+		}
+		its := b.List(pending.Filter{PendingOnly: true})
+		if len(its) != 1 || its[0].Tool != "bash" || its[0].ToolUseID != "call_1" || !sameJSON(its[0].Input, json.RawMessage(`{"command":"rm -rf build"}`)) {
+			t.Fatalf("items %+v", its)
+		}
+		if _, err := b.Decide(ctx, its[0].ID, pending.Decision{Verb: tc.verb, Message: "use make", By: "device:1"}); err != nil {
+			t.Fatal(err)
+		}
+		if out := string(wait(ctx)); out != tc.want {
+			t.Fatalf("%s: printed %q, want %q", tc.verb, out, tc.want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ type runtime struct {
 var runtimes = map[string]runtime{
 	hookstate.RuntimeClaude: {event: "PermissionRequest", item: claudeItem, encode: claudeEncode},
 	hookstate.RuntimeCodex:  {event: "PermissionRequest", item: codexItem, encode: codexEncode},
+	hookstate.RuntimePi:     {event: "tool_call", item: codexItem, encode: piEncode},
 }
 
 // Claude Code tools with a card of their own.
@@ -116,8 +117,8 @@ func claudeEncode(r request, out pending.Outcome) []byte {
 	return nil // answered at the desk, expired, withdrawn: no decision
 }
 
-// codexItem: Codex takes allow, or deny with a message — never updated
-// input or permissions.
+// codexItem: Codex (and Pi) take allow, or deny with a message — never
+// updated input or permissions.
 func codexItem(ev hookstate.Event, r request) pending.Item {
 	it := baseItem(ev, r)
 	it.Can = []string{pending.VerbAllow, pending.VerbDeny}
@@ -136,4 +137,18 @@ func codexEncode(r request, out pending.Outcome) []byte {
 		return permissionRequestOutput(claudeDecision{Behavior: "deny", Message: msg})
 	}
 	return nil
+}
+
+// piEncode answers paddock's Pi extension: {"block":true,"reason":…}
+// blocks the tool call; no output lets it run.
+func piEncode(r request, out pending.Outcome) []byte {
+	if out.Item.Resolution != pending.Denied {
+		return nil
+	}
+	msg := out.Item.Message
+	if msg == "" {
+		msg = denyMessage
+	}
+	b, _ := json.Marshal(map[string]any{"block": true, "reason": msg})
+	return b
 }

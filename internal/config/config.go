@@ -37,6 +37,9 @@ type Config struct {
 	// CodexHold bounds how long a Codex permission prompt waits for the
 	// phone before Codex shows its own (0: Codex prompts are never held).
 	CodexHold time.Duration
+	// PiHold gates Pi's tool calls through the phone for at most this long
+	// each (0, the default: Pi runs its tools as it always does).
+	PiHold time.Duration
 }
 
 // Default returns the embedded defaults, with paths resolved from the
