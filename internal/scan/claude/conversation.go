@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
@@ -29,12 +30,12 @@ type transcript struct {
 // with what was read.
 func readTranscript(ctx context.Context, f io.Reader) (*transcript, error) {
 	t := &transcript{}
-	lr := newLineReader(f)
+	lr := jsonl.NewReader(f, maxLineBytes)
 	for n := 0; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return t, ctx.Err()
 		}
-		line, tooLong, err := lr.next()
+		line, tooLong, err := lr.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return t, nil

@@ -21,6 +21,15 @@ import (
 // still reported as broken. It does not decode what it skips; values that
 // are used are decoded with encoding/json or strconv-like helpers below.
 
+// Why this walker is not shared with scan/pi's and scan/codex's (which
+// look alike): they check different amounts of a line, so the same
+// broken line would be bad for one and read by another. This one checks
+// the top-level object fully but skims nested values (brackets pair,
+// strings close; 512 levels), accepts any run of number characters as a
+// literal, and repairs a run of invalid UTF-8 as one U+FFFD. pi's checks
+// every level (255 deep) and repairs byte by byte; codex's stops early and
+// checks least. Merging them would change which Claude lines count as bad.
+
 var errSyntax = errors.New("malformed JSON")
 
 // maxDepth bounds nesting so a hostile line cannot grow the bracket stack

@@ -82,7 +82,7 @@ func (s *Scanner) project(dir string) []candidate {
 	names, err := f.Readdirnames(-1)
 	if err != nil && len(names) == 0 {
 		if st, serr := f.Stat(); serr == nil && st.IsDir() {
-			s.logOnce(dir, "cannot list Claude project directory", "err", err)
+			s.problems.Error(dir, "cannot list Claude project directory", "err", err)
 		}
 		return nil // a symlink to a file is no project
 	}
@@ -100,7 +100,7 @@ func (s *Scanner) project(dir string) []candidate {
 			st, err = os.Stat(path)
 		}
 		if err != nil {
-			s.logOnce(path, "cannot stat Claude transcript", "err", err)
+			s.problems.Error(path, "cannot stat Claude transcript", "err", err)
 			continue
 		}
 		if !st.Mode().IsRegular() {

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"sync"
 
+	"paddock/internal/scan/logonce"
 	"paddock/internal/session"
 )
 
@@ -49,12 +50,11 @@ func DefaultDir() string {
 // Scanner reads Claude Code sessions. It is safe for concurrent use.
 type Scanner struct {
 	dir  string
-	log  *slog.Logger
 	home string // for Project "~"
 
-	mu     sync.Mutex
-	cache  map[string]cacheEntry // by transcript path
-	logged map[string]bool       // paths whose problems were already logged
+	mu       sync.Mutex
+	cache    map[string]cacheEntry // by transcript path
+	problems *logonce.Logger       // problems already logged, by path
 }
 
 // fileSig identifies one version of a file: any append or rewrite changes
@@ -77,11 +77,10 @@ func New(opts Options) *Scanner {
 	}
 	home, _ := os.UserHomeDir()
 	return &Scanner{
-		dir:    opts.Dir,
-		log:    log.With("runtime", runtimeName),
-		home:   home,
-		cache:  make(map[string]cacheEntry),
-		logged: make(map[string]bool),
+		dir:      opts.Dir,
+		home:     home,
+		cache:    make(map[string]cacheEntry),
+		problems: logonce.New(log.With("runtime", runtimeName)),
 	}
 }
 
@@ -212,11 +211,11 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case t == nil:
-		s.logOnce(c.path, "cannot read Claude transcript", "err", err)
+		s.problems.Error(c.path, "cannot read Claude transcript", "err", err)
 		return nil, err
 	}
 	if err != nil || t.badLines > 0 {
-		s.logOnce(c.path, "Claude transcript partly unreadable; showing what could be read",
+		s.problems.Error(c.path, "Claude transcript partly unreadable; showing what could be read",
 			"bad_lines", t.badLines, "err", err)
 	}
 	return msgs, nil
@@ -256,10 +255,10 @@ func (s *Scanner) summary(c candidate) *summary {
 	}
 	sum, err := readSummary(c.path, c.sig.size)
 	if err != nil {
-		s.logOnce(c.path, "cannot read Claude transcript", "err", err)
+		s.problems.Error(c.path, "cannot read Claude transcript", "err", err)
 		sum = &summary{}
 	} else if sum.readErr != nil || sum.badLines > 0 {
-		s.logOnce(c.path, "Claude transcript partly unreadable; listing what could be read",
+		s.problems.Error(c.path, "Claude transcript partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
 	s.mu.Lock()
@@ -280,34 +279,8 @@ func (s *Scanner) prune(used map[string]bool) {
 			delete(s.cache, p)
 		}
 	}
-	var logged []string
-	for p := range s.logged {
-		if !used[p] {
-			logged = append(logged, p)
-		}
-	}
 	s.mu.Unlock()
-
-	// Few paths ever have problems; checking them is cheap.
-	for _, p := range logged {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			s.mu.Lock()
-			delete(s.logged, p)
-			s.mu.Unlock()
-		}
-	}
-}
-
-// logOnce logs a problem with path the first time it is seen, not on every
-// rescan. Only the path is logged: transcript content is private.
-func (s *Scanner) logOnce(path, msg string, args ...any) {
-	s.mu.Lock()
-	done := s.logged[path]
-	s.logged[path] = true
-	s.mu.Unlock()
-	if !done {
-		s.log.Error(msg, append([]any{"path", path}, args...)...)
-	}
+	s.problems.ForgetGone(func(p string) bool { return used[p] })
 }
 
 // info builds the list entry of a transcript.

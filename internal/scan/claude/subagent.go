@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"paddock/internal/scan/jsonl"
+	"paddock/internal/scan/safename"
 	"paddock/internal/session"
 )
 
@@ -41,7 +43,7 @@ func (s *Scanner) SubagentConversation(ctx context.Context, sessionID, agentID s
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, session.ErrNotFound
 		}
-		s.logOnce(path, "cannot read Claude subagent transcript", "err", err)
+		s.problems.Error(path, "cannot read Claude subagent transcript", "err", err)
 		return nil, err
 	}
 	defer f.Close()
@@ -51,7 +53,7 @@ func (s *Scanner) SubagentConversation(ctx context.Context, sessionID, agentID s
 		return nil, ctx.Err()
 	}
 	if err != nil || t.badLines > 0 {
-		s.logOnce(path, "Claude subagent transcript partly unreadable; showing what could be read",
+		s.problems.Error(path, "Claude subagent transcript partly unreadable; showing what could be read",
 			"bad_lines", t.badLines, "err", err)
 	}
 	return t.messages(), nil
@@ -59,7 +61,7 @@ func (s *Scanner) SubagentConversation(ctx context.Context, sessionID, agentID s
 
 // validAgentID reports whether id can name a subagent transcript: letters,
 // digits, '-' and '_' only, so it can reach nothing outside subagents/.
-func validAgentID(id string) bool { return safeName(id, maxAgentIDLen) }
+func validAgentID(id string) bool { return safename.Valid(id, maxAgentIDLen) }
 
 // openSubagent opens <sessionDir>/subagents/agent-<agentID>.jsonl read-only.
 // Claude never writes links there, so neither the session directory, nor
@@ -126,13 +128,13 @@ func openRegular(path string) (*os.File, error) {
 // injected text.
 func readSubagentTranscript(ctx context.Context, f io.Reader) (*transcript, error) {
 	t := &transcript{}
-	lr := newLineReader(f)
+	lr := jsonl.NewReader(f, maxLineBytes)
 	sawTask := false
 	for n := 0; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return t, ctx.Err()
 		}
-		line, tooLong, err := lr.next()
+		line, tooLong, err := lr.Next()
 		switch {
 		case errors.Is(err, io.EOF):
 			return t, nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/scan/scantest"
 	"paddock/internal/session"
 )
 
@@ -30,7 +31,7 @@ func sidechain(agentID string) []any {
 
 func TestSubagentConversationFixtures(t *testing.T) {
 	dir, _ := claudeDirFromFixtures(t)
-	before := treeState(t, dir)
+	before := scantest.TreeState(t, dir)
 	s := New(Options{Dir: dir})
 	tests := []struct {
 		name, session, agent string
@@ -121,7 +122,7 @@ func TestSubagentConversationFixtures(t *testing.T) {
 		}
 	}
 
-	after := treeState(t, dir)
+	after := scantest.TreeState(t, dir)
 	if !maps.Equal(before, after) {
 		for _, p := range slices.Sorted(maps.Keys(after)) {
 			if before[p] != after[p] {
@@ -162,7 +163,7 @@ func TestSubagentConversationSynthetic(t *testing.T) {
 
 	s := New(Options{Dir: dir})
 	ctx := context.Background()
-	before := treeState(t, dir)
+	before := scantest.TreeState(t, dir)
 
 	msgs, err := s.SubagentConversation(ctx, sid, agent)
 	if err != nil {
@@ -215,7 +216,7 @@ func TestSubagentConversationSynthetic(t *testing.T) {
 			}
 		})
 	}
-	if after := treeState(t, dir); !maps.Equal(before, after) {
+	if after := scantest.TreeState(t, dir); !maps.Equal(before, after) {
 		t.Fatal("the Claude dir changed")
 	}
 

@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"paddock/internal/scan/clip"
+	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
@@ -54,18 +56,18 @@ func readSummary(path string, size int64) (*summary, error) {
 // readHead folds the first lines of the file into b. It returns the offset
 // where it stopped and whether the file goes on from there.
 func (b *summaryBuilder) readHead(r io.Reader) (end int64, more bool) {
-	head := newLineReader(r)
-	for lines := 0; lines < headLines && head.n < headBytes; lines++ {
-		line, tooLong, err := head.next()
+	head := jsonl.NewReader(r, maxLineBytes)
+	for lines := 0; lines < headLines && head.Offset() < headBytes; lines++ {
+		line, tooLong, err := head.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.readErr = err
 			}
-			return head.n, false
+			return head.Offset(), false
 		}
 		b.line(line, tooLong)
 	}
-	return head.n, true
+	return head.Offset(), true
 }
 
 // readTail folds the last tailBytes of the file into b, never re-reading
@@ -82,9 +84,9 @@ func (b *summaryBuilder) readTail(f io.ReaderAt, headEnd, size int64) {
 	if partial {
 		start--
 	}
-	tail := newLineReader(io.NewSectionReader(f, start, size-start))
+	tail := jsonl.NewReader(io.NewSectionReader(f, start, size-start), maxLineBytes)
 	for first := true; ; first = false {
-		line, tooLong, err := tail.next()
+		line, tooLong, err := tail.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.readErr = err
@@ -193,9 +195,9 @@ func (b *summaryBuilder) message(r *record) {
 	}
 	if p, ok := r.prompt(); ok {
 		if b.s.prompts == 0 {
-			b.s.firstPrompt = capRunes(p, maxPromptRunes)
+			b.s.firstPrompt = clip.Runes(p, maxPromptRunes)
 		}
-		b.s.lastPrompt = capRunes(p, maxPromptRunes)
+		b.s.lastPrompt = clip.Runes(p, maxPromptRunes)
 		b.s.prompts++
 	}
 	if r.Type == typeAssistant {
@@ -212,7 +214,7 @@ func (b *summaryBuilder) message(r *record) {
 // aiTitle keeps the latest readable AI title; a kebab-case slug is kept
 // apart so it can never override a readable title (seed 002 §6).
 func (b *summaryBuilder) aiTitle(t string) {
-	t = oneLine(t, maxTitleRunes)
+	t = clip.Line(t, maxTitleRunes)
 	switch {
 	case t == "":
 	case isKebab(t):
@@ -242,7 +244,7 @@ func (b *summaryBuilder) title() (string, string) {
 		{b.s.lastPrompt, session.TitlePrompt},
 	}
 	for _, c := range candidates {
-		if t := oneLine(c.text, maxTitleRunes); t != "" {
+		if t := clip.Line(c.text, maxTitleRunes); t != "" {
 			return t, c.source
 		}
 	}

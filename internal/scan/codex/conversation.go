@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
@@ -27,12 +28,12 @@ func readConversation(ctx context.Context, path string) (*conversation, error) {
 	}
 	defer f.Close()
 	c := &conversation{}
-	ls := newLineScanner(f)
+	ls := jsonl.NewReader(f, maxLineBytes)
 	for n := 0; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return c, ctx.Err()
 		}
-		line, skipped, err := ls.scan()
+		line, skipped, err := ls.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return c, nil

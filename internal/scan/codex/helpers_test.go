@@ -2,16 +2,11 @@ package codex
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -281,54 +276,6 @@ func writeFile(t testing.TB, path, data string) {
 	}
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// treeState records every entry under root: mode, size, mtime and a hash
-// of the contents. A created or removed file also changes its directory.
-func treeState(t testing.TB, root string, skip func(path string) bool) map[string]string {
-	t.Helper()
-	state := make(map[string]string)
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if skip != nil && skip(path) {
-			return nil
-		}
-		st, err := os.Lstat(path)
-		if err != nil {
-			return err
-		}
-		sum := ""
-		if st.Mode().IsRegular() {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			h := sha256.Sum256(data)
-			sum = hex.EncodeToString(h[:])
-		}
-		state[path] = fmt.Sprintf("%v %d %d %s", st.Mode(), st.Size(), st.ModTime().UnixNano(), sum)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return state
-}
-
-func compareTrees(t testing.TB, before, after map[string]string) {
-	t.Helper()
-	for _, p := range slices.Sorted(maps.Keys(before)) {
-		if after[p] != before[p] {
-			t.Errorf("%s changed:\n  before %s\n  after  %s", p, before[p], after[p])
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s created", p)
-		}
 	}
 }
 

@@ -16,6 +16,11 @@ import (
 // are decoded. It checks structure only as far as it walks: a line it can
 // walk is good enough to read, one it cannot is a bad line.
 
+// Not shared with scan/claude's and scan/pi's walkers: this one is lenient
+// on purpose (brackets are only counted, literals not checked, nothing
+// after the object looked at) and lets the caller stop early, so what
+// counts as a bad rollout line would change if it were swapped for theirs.
+
 var errSyntax = errors.New("malformed JSON")
 
 // members calls fn with the raw key (between its quotes, escapes left as

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"paddock/internal/scan/filesig"
 )
 
 // Where rollouts live under the Codex home: sessions/YYYY/MM/DD/ (and the
@@ -24,24 +26,13 @@ const (
 	maxDepth = 3
 )
 
-// fileSig identifies one version of a file: an append, a rewrite or a
-// replacement changes one of these.
-type fileSig struct {
-	size, mtimeNs int64
-	ino           uint64
-}
-
-func sigOf(st fs.FileInfo) fileSig {
-	return fileSig{size: st.Size(), mtimeNs: st.ModTime().UnixNano(), ino: inode(st)}
-}
-
 // candidate is one rollout found by the stat pass.
 type candidate struct {
 	id, path string
-	sig      fileSig
+	sig      filesig.Sig
 }
 
-func (c candidate) mtime() time.Time { return time.Unix(0, c.sig.mtimeNs) }
+func (c candidate) mtime() time.Time { return c.sig.Mtime() }
 
 // rolloutID returns the thread id in a rollout file name:
 // rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl, or rollout-<id>.jsonl in the
@@ -110,7 +101,7 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 	}
 	all := slices.Concat(perDir...)
 	slices.SortFunc(all, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(b.sig.mtimeNs, a.sig.mtimeNs), strings.Compare(a.path, b.path))
+		return cmp.Or(cmp.Compare(b.sig.MtimeNs, a.sig.MtimeNs), strings.Compare(a.path, b.path))
 	})
 	seen := make(map[string]bool, len(all))
 	out := all[:0]
@@ -155,7 +146,7 @@ func (s *Scanner) statDir(dir string) []candidate {
 	defer f.Close()
 	names, err := f.Readdirnames(-1)
 	if err != nil && len(names) == 0 {
-		s.logOnce(dir, "cannot list Codex sessions directory", "err", err)
+		s.problems.Error(dir, "cannot list Codex sessions directory", "err", err)
 		return nil
 	}
 	// Stat relative to the open directory: the kernel resolves one name
@@ -181,7 +172,7 @@ func (s *Scanner) statDir(dir string) []candidate {
 		if err != nil || !st.Mode().IsRegular() {
 			continue // removed meanwhile, a dangling link, a directory
 		}
-		out = append(out, candidate{id: id, path: path, sig: sigOf(st)})
+		out = append(out, candidate{id: id, path: path, sig: filesig.Of(st)})
 	}
 	return out
 }
@@ -197,7 +188,7 @@ func (s *Scanner) find(id string) (candidate, bool) {
 	s.mu.Unlock()
 	if ok {
 		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-			return candidate{id: id, path: path, sig: sigOf(st)}, true
+			return candidate{id: id, path: path, sig: filesig.Of(st)}, true
 		}
 	}
 	// validID admits no glob metacharacters, so the id matches only itself;
@@ -225,7 +216,7 @@ func (s *Scanner) find(id string) (candidate, bool) {
 			if err != nil || !st.Mode().IsRegular() {
 				continue
 			}
-			if c := (candidate{id: id, path: p, sig: sigOf(st)}); !found || c.sig.mtimeNs > best.sig.mtimeNs {
+			if c := (candidate{id: id, path: p, sig: filesig.Of(st)}); !found || c.sig.MtimeNs > best.sig.MtimeNs {
 				best, found = c, true
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"paddock/internal/scan/scantest"
 )
 
 // exercise calls every public method twice (the second time on warm
@@ -57,10 +59,10 @@ func TestReadOnly(t *testing.T) {
 			if len(infos) > 0 {
 				f.add(4343, true, infos[0].Path)
 			}
-			before := treeState(t, dir, nil)
+			before := scantest.TreeState(t, dir)
 			exercise(t, f.scanner(dir), id(99), "33333333-3333-4333-8333-333333333333", "nonexistent")
 			exercise(t, New(Options{Dir: dir}), "nonexistent")
-			compareTrees(t, before, treeState(t, dir, nil))
+			scantest.SameTree(t, before, scantest.TreeState(t, dir))
 		})
 	}
 }
@@ -81,9 +83,9 @@ func TestReadOnlyLiveWAL(t *testing.T) {
 	}
 	insertThread(t, db, dbRow{id: id(1), name: "in the WAL"})
 	notShm := func(p string) bool { return strings.HasSuffix(p, "-shm") }
-	before := treeState(t, h.dir, notShm)
+	before := scantest.Tree{Omit: notShm}.State(t, h.dir)
 	exercise(t, newTestScanner(h.dir))
-	compareTrees(t, before, treeState(t, h.dir, notShm))
+	scantest.SameTree(t, before, scantest.Tree{Omit: notShm}.State(t, h.dir))
 	if _, err := os.Stat(path + "-wal"); err != nil {
 		t.Fatal(err)
 	}

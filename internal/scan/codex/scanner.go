@@ -27,11 +27,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"paddock/internal/procscan"
+	"paddock/internal/scan/clip"
+	"paddock/internal/scan/filesig"
+	"paddock/internal/scan/logonce"
+	"paddock/internal/scan/workdir"
 	"paddock/internal/session"
 )
 
@@ -78,7 +81,6 @@ type Scanner struct {
 	processes      func(ctx context.Context) ([]procscan.AgentProcess, error)
 	openFiles      openFilesFunc
 	cmdline        cmdlineFunc
-	log            *slog.Logger
 	seed           maphash.Seed
 
 	// parsed counts rollout summaries read from disk, cwdChecks working
@@ -91,20 +93,20 @@ type Scanner struct {
 	index indexCache
 	state stateCache
 
-	mu     sync.Mutex
-	cache  map[string]cacheEntry // summaries by rollout path
-	paths  map[string]string     // id → rollout path, from the last scan
-	logged map[string]bool       // paths whose problems were logged
-	last   *lastScan
+	mu       sync.Mutex
+	cache    map[string]cacheEntry // summaries by rollout path
+	paths    map[string]string     // id → rollout path, from the last scan
+	problems *logonce.Logger       // problems logged, by path
+	last     *lastScan
 }
 
 type cacheEntry struct {
-	sig fileSig
+	sig filesig.Sig
 	sum *summary
 }
 
 type indexCache struct {
-	sig   fileSig
+	sig   filesig.Sig
 	read  bool
 	names map[string]string
 }
@@ -112,7 +114,7 @@ type indexCache struct {
 // stateCache holds the threads looked up in the state database at one
 // signature of the database and its WAL.
 type stateCache struct {
-	db, wal fileSig
+	db, wal filesig.Sig
 	read    bool // a lookup ever succeeded
 	rows    map[string]thread
 }
@@ -139,11 +141,10 @@ func New(opts Options) *Scanner {
 		processes:      opts.Processes,
 		openFiles:      procscan.OpenFiles,
 		cmdline:        procCmdline,
-		log:            log.With("runtime", runtimeName),
 		seed:           maphash.MakeSeed(),
 		cache:          make(map[string]cacheEntry),
 		paths:          make(map[string]string),
-		logged:         make(map[string]bool),
+		problems:       logonce.New(log.With("runtime", runtimeName)),
 	}
 }
 
@@ -153,7 +154,7 @@ func (s *Scanner) Runtime() string { return runtimeName }
 // sources is what the title sources say, with their signatures.
 type sources struct {
 	names map[string]string // session_index.jsonl: id → thread name
-	sig   [3]fileSig        // index, database, WAL
+	sig   [3]filesig.Sig    // index, database, WAL
 }
 
 // Scan lists up to limit sessions, newest effective time first, plus the
@@ -203,7 +204,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	})
 	state := s.stateLookup(ctx, src)
 	defer state.close()
-	p := pass{s: s, src: src, state: state, live: live, cwdOK: make(map[string]bool), used: make(map[string]bool), seen: make(map[string]bool)}
+	p := pass{s: s, src: src, state: state, live: live, cwds: workdir.NewMemo(s.checkCwd), used: make(map[string]bool), seen: make(map[string]bool)}
 	for _, c := range cands {
 		if limit >= 0 && p.listed >= limit {
 			break
@@ -231,7 +232,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	for _, c := range cands {
 		paths[c.id] = c.path
 	}
-	cwds := slices.Sorted(maps.Keys(p.cwdOK))
+	cwds := slices.Sorted(maps.Keys(p.cwds.Checked()))
 	s.mu.Lock()
 	s.paths = paths
 	s.last = &lastScan{sig: s.signature(cands, src, live, limit, keep, &lastScan{cwds: cwds}), infos: p.out, cwds: cwds}
@@ -249,10 +250,10 @@ func (s *Scanner) signature(cands []candidate, src sources, live liveSet, limit 
 	var h maphash.Hash
 	h.SetSeed(s.seed)
 	var buf [24]byte
-	writeSig := func(sig fileSig) {
-		binary.LittleEndian.PutUint64(buf[0:], uint64(sig.size))
-		binary.LittleEndian.PutUint64(buf[8:], uint64(sig.mtimeNs))
-		binary.LittleEndian.PutUint64(buf[16:], sig.ino)
+	writeSig := func(sig filesig.Sig) {
+		binary.LittleEndian.PutUint64(buf[0:], uint64(sig.Size))
+		binary.LittleEndian.PutUint64(buf[8:], uint64(sig.MtimeNs))
+		binary.LittleEndian.PutUint64(buf[16:], sig.Ino)
 		h.Write(buf[:])
 	}
 	for _, c := range cands {
@@ -288,7 +289,7 @@ type pass struct {
 	src    sources
 	state  *stateLookup
 	live   liveSet
-	cwdOK  map[string]bool // memoised per scan: many sessions share a directory
+	cwds   *workdir.Memo   // working directories' existence, for this scan
 	used   map[string]bool // rollouts whose summary this scan used
 	seen   map[string]bool // ids considered
 	out    []session.Info
@@ -332,28 +333,20 @@ func (p *pass) addUnwritten(byID map[string]candidate) {
 // keeps them or a process still runs the session, of directories that no
 // longer exist.
 func (p *pass) cwdAllowed(info session.Info) bool {
-	if ephemeralCwd(info.Cwd) {
+	if workdir.Ephemeral(info.Cwd) {
 		return false
 	}
-	if info.Cwd == "" || info.Live || p.s.keepMissingCwd {
+	if info.Live || p.s.keepMissingCwd {
 		return true
 	}
-	ok, checked := p.cwdOK[info.Cwd]
-	if !checked {
-		p.s.cwdChecks.Add(1)
-		ok = dirExists(info.Cwd)
-		p.cwdOK[info.Cwd] = ok
-	}
-	return ok
+	return p.cwds.Exists(info.Cwd)
 }
 
-func ephemeralCwd(cwd string) bool {
-	for _, seg := range strings.FieldsFunc(cwd, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if strings.HasPrefix(seg, "oc-manager-") {
-			return true
-		}
-	}
-	return false
+// checkCwd stats a working directory for a scan's workdir.Memo, counting
+// the stats (tests).
+func (s *Scanner) checkCwd(dir string) bool {
+	s.cwdChecks.Add(1)
+	return dirExists(dir)
 }
 
 func dirExists(path string) bool {
@@ -407,7 +400,7 @@ func title(sum *summary, indexName string, st thread) (string, string) {
 		{sum.lastPrompt, session.TitlePrompt},
 	}
 	for _, c := range candidates {
-		if t := singleLine(c.text, maxTitleRunes); t != "" {
+		if t := clip.Line(c.text, maxTitleRunes); t != "" {
 			return t, c.source
 		}
 	}
@@ -493,11 +486,11 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case conv == nil:
-		s.logOnce(c.path, "cannot read Codex rollout", "err", err)
+		s.problems.Error(c.path, "cannot read Codex rollout", "err", err)
 		return nil, err
 	}
 	if err != nil || conv.badLines > 0 {
-		s.logOnce(c.path, "Codex rollout partly unreadable; showing what could be read",
+		s.problems.Error(c.path, "Codex rollout partly unreadable; showing what could be read",
 			"bad_lines", conv.badLines, "err", err)
 	}
 	return conv.msgs, nil
@@ -532,7 +525,7 @@ func (s *Scanner) bindings(ctx context.Context) liveSet {
 	}
 	procs, err := s.processes(ctx)
 	if err != nil && !errors.Is(err, procscan.ErrUnsupported) {
-		s.logOnce("processes", "cannot list codex processes", "err", err)
+		s.problems.Error("processes", "cannot list codex processes", "err", err)
 	}
 	return bindProcesses(procs, s.openFiles, s.cmdline, under(s.dir))
 }
@@ -548,11 +541,11 @@ func (s *Scanner) sources(ctx context.Context) (sources, error) {
 	defer s.srcMu.Unlock()
 	indexPath := filepath.Join(s.dir, indexFile)
 	dbPath := filepath.Join(s.stateDir, stateFile)
-	src := sources{sig: [3]fileSig{statSig(indexPath), statSig(dbPath), statSig(dbPath + "-wal")}}
+	src := sources{sig: [3]filesig.Sig{filesig.Stat(indexPath), filesig.Stat(dbPath), filesig.Stat(dbPath + "-wal")}}
 	if !s.index.read || s.index.sig != src.sig[0] {
-		names, err := readIndex(indexPath, src.sig[0].size)
+		names, err := readIndex(indexPath, src.sig[0].Size)
 		if err != nil {
-			s.logOnce(indexPath, "cannot read Codex session index", "err", err)
+			s.problems.Error(indexPath, "cannot read Codex session index", "err", err)
 		} else {
 			s.index = indexCache{sig: src.sig[0], read: true, names: names}
 		}
@@ -568,7 +561,7 @@ type stateLookup struct {
 	s       *Scanner
 	ctx     context.Context
 	path    string
-	db, wal fileSig
+	db, wal filesig.Sig
 	r       *stateReader
 	opened  bool
 	err     error // opening failed
@@ -627,17 +620,8 @@ func (l *stateLookup) close() {
 		l.r.close()
 	}
 	if l.failed != nil {
-		l.s.logOnce(l.path, "cannot read Codex state database; keeping its last good titles", "err", l.failed)
+		l.s.problems.Error(l.path, "cannot read Codex state database; keeping its last good titles", "err", l.failed)
 	}
-}
-
-// statSig is the signature of the file at path; zero when it is missing.
-func statSig(path string) fileSig {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fileSig{}
-	}
-	return sigOf(st)
 }
 
 // summary returns the summary of c, reading the file only when it changed.
@@ -649,12 +633,12 @@ func (s *Scanner) summary(c candidate) *summary {
 		return e.sum
 	}
 	s.parsed.Add(1)
-	sum, err := readSummary(c.path, c.sig.size)
+	sum, err := readSummary(c.path, c.sig.Size)
 	if err != nil {
-		s.logOnce(c.path, "cannot read Codex rollout", "err", err)
+		s.problems.Error(c.path, "cannot read Codex rollout", "err", err)
 		sum = &summary{}
 	} else if sum.readErr != nil || sum.badLines > 0 {
-		s.logOnce(c.path, "Codex rollout partly unreadable; listing what could be read",
+		s.problems.Error(c.path, "Codex rollout partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
 	s.mu.Lock()
@@ -673,30 +657,7 @@ func (s *Scanner) prune(used map[string]bool) {
 			delete(s.cache, p)
 		}
 	}
-	var logged []string
-	for p := range s.logged {
-		if !used[p] && filepath.IsAbs(p) {
-			logged = append(logged, p)
-		}
-	}
 	s.mu.Unlock()
-	for _, p := range logged {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			s.mu.Lock()
-			delete(s.logged, p)
-			s.mu.Unlock()
-		}
-	}
-}
-
-// logOnce logs a problem with key (a path) the first time only. Only the
-// path is logged: rollout content is private.
-func (s *Scanner) logOnce(key, msg string, args ...any) {
-	s.mu.Lock()
-	done := s.logged[key]
-	s.logged[key] = true
-	s.mu.Unlock()
-	if !done {
-		s.log.Error(msg, append([]any{"path", key}, args...)...)
-	}
+	// "processes" names no file: it is forgotten only when listing works.
+	s.problems.ForgetGone(func(p string) bool { return used[p] || !filepath.IsAbs(p) })
 }

@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"strings"
+
+	"paddock/internal/scan/clip"
+	"paddock/internal/scan/filesig"
+	"paddock/internal/scan/jsonl"
+	"paddock/internal/scan/sqliteread"
 
 	_ "modernc.org/sqlite" // read-only access to Codex's state_5.sqlite
 )
@@ -43,9 +47,9 @@ func readIndex(path string, size int64) (map[string]string, error) {
 	defer f.Close()
 	start := max(0, size-maxIndexBytes)
 	names := make(map[string]string)
-	ls := newLineScanner(io.NewSectionReader(f, start, size-start))
+	ls := jsonl.NewReader(io.NewSectionReader(f, start, size-start), maxLineBytes)
 	for drop := start > 0; ; drop = false {
-		line, skipped, err := ls.scan()
+		line, skipped, err := ls.Next()
 		if errors.Is(err, io.EOF) {
 			return names, nil
 		}
@@ -66,7 +70,7 @@ func readIndex(path string, size int64) (map[string]string, error) {
 			return true
 		})
 		if err == nil && id != "" {
-			names[id] = singleLine(name, maxTitleRunes)
+			names[id] = clip.Line(name, maxTitleRunes)
 		}
 	}
 }
@@ -95,11 +99,15 @@ type stateReader struct {
 // openState opens the state database at path, strictly read-only and never
 // with immutable=1 (it would hide the WAL):
 //
-//   - while a -wal file exists (Codex is running, or crashed) the database
-//     is opened in place with mode=ro, which reads the WAL too;
-//   - without one the file holds everything, and it is read into memory
-//     and queried there. Opening it in place would make SQLite create an
-//     empty -wal and a -shm beside it: writing to Codex's directory.
+//   - while both a -wal and a -shm file exist (Codex is running) the
+//     database is opened in place with mode=ro, which reads the WAL too;
+//   - otherwise it is read into memory and queried there. Opening it in
+//     place would make SQLite create the missing -wal or -shm beside it:
+//     writing to Codex's directory. (A -wal left by a crash without its
+//     -shm is read by nobody then: its last writes are missed until Codex
+//     runs again, which is better than writing there.) A database too
+//     large for memory is an error: the titles come from the index and
+//     the prompts then.
 //
 // A missing database is (nil, nil): Codex older than the state DB, or
 // never run. One that exists but cannot be read is an error.
@@ -112,9 +120,11 @@ func openState(ctx context.Context, path string) (*stateReader, error) {
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
-		_, walErr := os.Stat(path + "-wal")
-		if walErr == nil || st.Size() > maxStateBytes {
-			return newStateReader(ctx, readOnlyDSN(path), nil)
+		if sidecars(path) {
+			return newStateReader(ctx, sqliteread.DSN(path), nil)
+		}
+		if st.Size() > maxStateBytes {
+			return nil, fmt.Errorf("codex state database %s is %d MB: too large to read without opening it in place", path, st.Size()>>20)
 		}
 		image, err := readAll(path, st.Size())
 		if err != nil {
@@ -126,8 +136,7 @@ func openState(ctx context.Context, path string) (*stateReader, error) {
 		if err != nil {
 			return nil, err
 		}
-		_, walErr = os.Stat(path + "-wal")
-		if sameFile(st, after) && walErr != nil {
+		if sameFile(st, after) && !sidecars(path) {
 			return newStateReader(ctx, ":memory:", image)
 		}
 		if attempt == 2 {
@@ -137,14 +146,16 @@ func openState(ctx context.Context, path string) (*stateReader, error) {
 	}
 }
 
-// readOnlyDSN is the SQLite URI that opens path read-only, WAL included.
-// The path is escaped: '?', '#' and '%' are legal in file names.
-func readOnlyDSN(path string) string {
-	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro"
+// sidecars reports whether path's -wal and -shm both exist: only then does
+// a read-only open create nothing beside it.
+func sidecars(path string) bool {
+	_, walErr := os.Stat(path + "-wal")
+	_, shmErr := os.Stat(path + "-shm")
+	return walErr == nil && shmErr == nil
 }
 
 func sameFile(a, b fs.FileInfo) bool {
-	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && inode(a) == inode(b)
+	return filesig.Of(a) == filesig.Of(b)
 }
 
 func readAll(path string, size int64) ([]byte, error) {
@@ -201,7 +212,7 @@ func (r *stateReader) prepare(ctx context.Context, image []byte) error {
 	if _, err := r.conn.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
 		return err
 	}
-	cols, err := columns(ctx, r.conn, "threads")
+	cols, err := sqliteread.Columns(ctx, r.conn, "threads")
 	if err != nil {
 		return err
 	}
@@ -220,7 +231,7 @@ func (r *stateReader) prepare(ctx context.Context, image []byte) error {
 			return err
 		}
 	}
-	edges, err := columns(ctx, r.conn, "thread_spawn_edges")
+	edges, err := sqliteread.Columns(ctx, r.conn, "thread_spawn_edges")
 	if err != nil {
 		return err
 	}
@@ -244,8 +255,8 @@ func (r *stateReader) thread(ctx context.Context, id string) (thread, error) {
 			return thread{}, err
 		default:
 			t = thread{
-				name:     singleLine(name.String, maxTitleRunes),
-				title:    singleLine(title.String, maxTitleRunes),
+				name:     clip.Line(name.String, maxTitleRunes),
+				title:    clip.Line(title.String, maxTitleRunes),
 				model:    model.String,
 				subagent: threadSource.String == "subagent" || subagentSource(source.String),
 			}
@@ -284,22 +295,4 @@ func subagentSource(s string) bool {
 	}
 	var src map[string]json.RawMessage
 	return json.Unmarshal([]byte(s), &src) == nil && src["subagent"] != nil
-}
-
-// columns lists a table's columns (none when the table does not exist).
-func columns(ctx context.Context, conn *sql.Conn, table string) (map[string]bool, error) {
-	rows, err := conn.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols := make(map[string]bool)
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		cols[name] = true
-	}
-	return cols, rows.Err()
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/scan/scantest"
+	"paddock/internal/scan/sqliteread"
 	"paddock/internal/session"
 )
 
@@ -113,7 +115,7 @@ func TestStateDBOpenIsReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeStateDB(t, path, []dbRow{{id: id(1), name: "n"}}, nil)
-	db, err := sql.Open("sqlite", readOnlyDSN(path))
+	db, err := sql.Open("sqlite", sqliteread.DSN(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,11 +135,31 @@ func TestStateDBSnapshotCreatesNothing(t *testing.T) {
 	h := newHome(t)
 	h.rollout(id(1), time.Time{}, lines(meta(0, id(1), "/p"), turn(1, "first prompt", "a"))...)
 	writeStateDB(t, filepath.Join(h.dir, stateFile), []dbRow{{id: id(1), name: "stored name"}}, nil)
-	before := treeState(t, h.dir, nil)
+	before := scantest.TreeState(t, h.dir)
 	if got := scanAll(t, newTestScanner(h.dir)); got[0].Title != "stored name" {
 		t.Fatalf("title %q", got[0].Title)
 	}
-	compareTrees(t, before, treeState(t, h.dir, nil))
+	scantest.SameTree(t, before, scantest.TreeState(t, h.dir))
+}
+
+// A -wal left without its -shm (a crash) is not opened in place either:
+// SQLite would create the -shm beside Codex's database.
+func TestStateDBWALWithoutSHMCreatesNothing(t *testing.T) {
+	h := newHome(t)
+	h.rollout(id(1), time.Time{}, lines(meta(0, id(1), "/p"), turn(1, "first prompt", "a"))...)
+	path := filepath.Join(h.dir, stateFile)
+	writeStateDB(t, path, []dbRow{{id: id(1), name: "stored name"}}, nil)
+	if err := os.WriteFile(path+"-wal", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := scantest.TreeState(t, h.dir)
+	if got := scanAll(t, newTestScanner(h.dir)); got[0].Title != "stored name" {
+		t.Fatalf("title %q", got[0].Title)
+	}
+	if _, err := os.Stat(path + "-shm"); err == nil {
+		t.Fatal("a -shm was created beside Codex's database")
+	}
+	scantest.SameTree(t, before, scantest.TreeState(t, h.dir))
 }
 
 // A state database that exists but cannot be read fails the scan, so the

@@ -5,6 +5,9 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"paddock/internal/scan/clip"
+	"paddock/internal/scan/jsonl"
 )
 
 // Listing reads the head and the tail of a rollout, never all of it
@@ -68,17 +71,17 @@ type summaryBuilder struct {
 // head reads the first lines; it returns where it stopped and whether the
 // file goes on.
 func (b *summaryBuilder) head(r io.Reader) (end int64, more bool) {
-	ls := newLineScanner(r)
+	ls := jsonl.NewReader(r, maxLineBytes)
 	for n := 0; ; n++ {
-		if n >= headMaxLines || ls.read >= headMaxBytes || n >= headLines && b.s.prompts > 0 {
-			return ls.read, true
+		if n >= headMaxLines || ls.Offset() >= headMaxBytes || n >= headLines && b.s.prompts > 0 {
+			return ls.Offset(), true
 		}
-		line, skipped, err := ls.scan()
+		line, skipped, err := ls.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.s.readErr = err
 			}
-			return ls.read, false
+			return ls.Offset(), false
 		}
 		b.line(line, skipped)
 	}
@@ -98,9 +101,9 @@ func (b *summaryBuilder) tail(f io.ReaderAt, headEnd, size int64) {
 		start--
 		b.dedup = dedup{} // lines were skipped: the next message is not adjacent
 	}
-	ls := newLineScanner(io.NewSectionReader(f, start, size-start))
+	ls := jsonl.NewReader(io.NewSectionReader(f, start, size-start), maxLineBytes)
 	for drop := partial; ; drop = false {
-		line, skipped, err := ls.scan()
+		line, skipped, err := ls.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.s.readErr = err
@@ -157,9 +160,9 @@ func (b *summaryBuilder) record(r *record) {
 	switch r.msg.role {
 	case "user":
 		if b.s.prompts == 0 {
-			b.s.firstPrompt = truncate(r.msg.text, maxPromptRunes)
+			b.s.firstPrompt = clip.Runes(r.msg.text, maxPromptRunes)
 		}
-		b.s.lastPrompt = truncate(r.msg.text, maxPromptRunes)
+		b.s.lastPrompt = clip.Runes(r.msg.text, maxPromptRunes)
 		b.s.prompts++
 	case "assistant":
 		b.s.answered = true

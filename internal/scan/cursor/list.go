@@ -12,20 +12,20 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"paddock/internal/scan/filesig"
 )
 
-// fileStat identifies one version of a file: an append or rewrite changes
-// its size or mtime, a replacement by rename its inode. ok is false for a
-// file that does not exist.
+// fileStat identifies one version of a file (filesig.Sig); ok is false
+// for a file that does not exist, which the zero Sig alone cannot tell
+// from an empty file with a zero mtime.
 type fileStat struct {
-	ok      bool
-	size    int64
-	mtimeNs int64
-	ino     uint64
+	ok bool
+	filesig.Sig
 }
 
 func statOf(st fs.FileInfo) fileStat {
-	return fileStat{ok: true, size: st.Size(), mtimeNs: st.ModTime().UnixNano(), ino: inode(st)}
+	return fileStat{ok: true, Sig: filesig.Of(st)}
 }
 
 // statFile stats a regular file (following a symlink); a missing or
@@ -151,7 +151,7 @@ func statChat(dir, ws, id string) *chat {
 		c.wal = statFile(dir + sep + "store.db-wal")
 	}
 	for _, f := range []fileStat{c.meta, c.history, c.store, c.wal} {
-		c.activityNs = max(c.activityNs, f.mtimeNs)
+		c.activityNs = max(c.activityNs, f.MtimeNs)
 	}
 	return c
 }

@@ -47,7 +47,7 @@ func (s *Scanner) gatherEvidence(ctx context.Context) []evidence {
 	}
 	procs, err := s.processes(ctx)
 	if err != nil {
-		s.logOnce("processes", "cannot list agent processes; Cursor sessions shown as not running", "err", err)
+		s.problems.Error("processes", "cannot list agent processes; Cursor sessions shown as not running", "err", err)
 		return nil
 	}
 	roots := s.chatsRoots()
@@ -245,7 +245,7 @@ func (s *Scanner) parentOf(ctx context.Context, c *chat) string {
 	s.storeReads.Add(1)
 	parent, err := storeParent(ctx, path)
 	if err != nil {
-		s.logOnce(path, "cannot read Cursor store.db for a subagent's parent", "err", err)
+		s.problems.Error(path, "cannot read Cursor store.db for a subagent's parent", "err", err)
 		return ""
 	}
 	if parent == c.id {

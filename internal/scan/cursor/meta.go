@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"paddock/internal/scan/clip"
 )
 
 // Bounds on what listing reads of a chat's small JSON files. Real meta.json
@@ -50,7 +52,7 @@ func readMetaFile(path string, into *summary) error {
 		return fmt.Errorf("cursor meta.json: not an object")
 	}
 	into.hasMeta = true
-	if t := oneLine(clean(str(m["title"])), maxTitleRunes); t != defaultChatName {
+	if t := clip.Line(clean(str(m["title"])), maxTitleRunes); t != defaultChatName {
 		into.title = t
 	}
 	if cwd := clean(str(m["cwd"])); absPath(cwd) {
@@ -92,9 +94,9 @@ func readPromptHistory(path string, into *summary) error {
 			continue
 		}
 		if into.prompts == 0 {
-			into.firstPrompt = oneLine(text, maxPromptRunes)
+			into.firstPrompt = clip.Line(text, maxPromptRunes)
 		}
-		into.lastPrompt = oneLine(text, maxPromptRunes)
+		into.lastPrompt = clip.Line(text, maxPromptRunes)
 		into.prompts++
 		if at.After(into.lastEvent) {
 			into.lastEvent = at

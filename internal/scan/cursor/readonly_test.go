@@ -2,69 +2,16 @@ package cursor
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	"paddock/internal/procscan"
+	"paddock/internal/scan/scantest"
 	"paddock/internal/sharedtest"
 )
-
-// treeState records every entry under root: mode, size, mtime and a sha256
-// of file contents. Directories are included, so a created or removed file
-// shows up as a changed directory mtime too.
-func treeState(t *testing.T, root string, skip func(string) bool) map[string]string {
-	t.Helper()
-	state := make(map[string]string)
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if skip != nil && skip(path) {
-			return nil
-		}
-		info, err := os.Lstat(path)
-		if err != nil {
-			return err
-		}
-		sum := ""
-		if info.Mode().IsRegular() {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			h := sha256.Sum256(data)
-			sum = hex.EncodeToString(h[:])
-		}
-		state[path] = fmt.Sprintf("%v %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), sum)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return state
-}
-
-func compareTrees(t *testing.T, before, after map[string]string) {
-	t.Helper()
-	for _, p := range slices.Sorted(maps.Keys(before)) {
-		if after[p] != before[p] {
-			t.Errorf("%s changed:\n  before %s\n  after  %s", p, before[p], after[p])
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s created", p)
-		}
-	}
-}
 
 // exercise calls every public method on every chat, twice (the second time
 // on warm caches).
@@ -107,13 +54,13 @@ func TestReadOnly(t *testing.T) {
 	procs := func(context.Context) ([]procscan.AgentProcess, error) {
 		return []procscan.AgentProcess{{PID: self, Runtime: "cursor", ArgSessionID: "sub"}}, nil
 	}
-	before := treeState(t, root, nil)
+	before := scantest.TreeState(t, root)
 	s := New(Options{Dir: root, Processes: procs})
 	exercise(t, s, ids)
 	if got := scanAll(t, s); !got["parent"].Live {
 		t.Error("the subagent's process did not mark its parent live")
 	}
-	compareTrees(t, before, treeState(t, root, nil))
+	scantest.SameTree(t, before, scantest.TreeState(t, root))
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary store copies left behind: %v", left)
 	}
@@ -136,9 +83,9 @@ func TestReadOnlyWhileOpen(t *testing.T) {
 		setMtime(t, filepath.Join(dir, f), old)
 	}
 	skipShm := func(p string) bool { return filepath.Base(p) == "store.db-shm" || p == dir }
-	before := treeState(t, root, skipShm)
+	before := scantest.Tree{Omit: skipShm}.State(t, root)
 	exercise(t, New(Options{Dir: root}), []string{"open"})
-	compareTrees(t, before, treeState(t, root, skipShm))
+	scantest.SameTree(t, before, scantest.Tree{Omit: skipShm}.State(t, root))
 }
 
 // copyTree copies the regular files under src into dst.

@@ -37,6 +37,9 @@ import (
 	"sync/atomic"
 
 	"paddock/internal/procscan"
+	"paddock/internal/scan/clip"
+	"paddock/internal/scan/logonce"
+	"paddock/internal/scan/workdir"
 	"paddock/internal/session"
 )
 
@@ -80,7 +83,6 @@ func DefaultOptions() Options {
 type Scanner struct {
 	dir         string
 	home        string
-	log         *slog.Logger
 	processes   func(ctx context.Context) ([]procscan.AgentProcess, error)
 	openFiles   func(pid int) ([]string, error)
 	titleMarker string
@@ -90,7 +92,7 @@ type Scanner struct {
 	summaries map[string]summaryEntry // by chat folder or transcript path
 	parents   map[string]parentEntry  // by store.db path
 	wsCwd     map[string]string       // workspace folder (md5 of cwd) → cwd
-	logged    map[string]bool
+	problems  *logonce.Logger         // problems logged, by path
 	last      *lastScan
 
 	// scanMu serialises Scan so two scans never race on last.
@@ -127,7 +129,6 @@ func New(opts Options) *Scanner {
 	return &Scanner{
 		dir:         opts.Dir,
 		home:        home,
-		log:         log.With("runtime", runtimeName),
 		processes:   opts.Processes,
 		openFiles:   procscan.OpenFiles,
 		titleMarker: opts.TitleMarker,
@@ -135,7 +136,7 @@ func New(opts Options) *Scanner {
 		summaries:   make(map[string]summaryEntry),
 		parents:     make(map[string]parentEntry),
 		wsCwd:       make(map[string]string),
-		logged:      make(map[string]bool),
+		problems:    logonce.New(log.With("runtime", runtimeName)),
 	}
 }
 
@@ -195,7 +196,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	p := &pass{
 		s:      s,
 		ctx:    ctx,
-		cwdOK:  make(map[string]bool),
+		cwds:   workdir.NewMemo(isDir),
 		seen:   make(map[string]bool),
 		used:   make(map[string]bool),
 		byID:   byID,
@@ -265,9 +266,9 @@ func (s *Scanner) signature(chats []*chat, trans map[string]*chat, limit int, ke
 			h.WriteByte('-')
 			return
 		}
-		num(f.size)
-		num(f.mtimeNs)
-		num(int64(f.ino))
+		num(f.Size)
+		num(f.MtimeNs)
+		num(int64(f.Ino))
 	}
 	text := func(t string) { h.WriteString(t); h.WriteByte(0) }
 	num(int64(limit))
@@ -305,7 +306,7 @@ func (s *Scanner) signature(chats []*chat, trans map[string]*chat, limit int, ke
 type pass struct {
 	s      *Scanner
 	ctx    context.Context
-	cwdOK  map[string]bool // cwd existence, memoised for this scan
+	cwds   *workdir.Memo   // cwd existence, for this scan
 	seen   map[string]bool // ids already considered
 	used   map[string]bool // summary cache keys this scan used
 	byID   map[string]*chat
@@ -334,7 +335,7 @@ func (p *pass) add(c *chat) {
 	p.used[c.cacheKey()] = true
 	sum := p.s.summary(p.ctx, c)
 	cwd := p.s.cwdOf(p.ctx, c, sum, p.siblings)
-	if !p.s.listable(c, sum, cwd, p.pinned[c.id], p.cwdExists) {
+	if !p.s.listable(c, sum, cwd, p.pinned[c.id], p.cwds.Exists) {
 		return
 	}
 	info := p.s.info(c, sum, cwd)
@@ -367,15 +368,6 @@ func (p *pass) siblings(ws string) []*chat {
 	return p.byWS[ws]
 }
 
-func (p *pass) cwdExists(cwd string) bool {
-	ok, known := p.cwdOK[cwd]
-	if !known {
-		ok = isDir(cwd)
-		p.cwdOK[cwd] = ok
-	}
-	return ok
-}
-
 func (c *chat) cacheKey() string {
 	if c.transcript != "" {
 		return c.transcript
@@ -399,7 +391,7 @@ func (s *Scanner) listable(c *chat, sum *summary, cwd string, pinned bool, cwdEx
 		strings.Contains(sum.firstPrompt, m) || strings.Contains(sum.lastPrompt, m)) {
 		return false
 	}
-	if ephemeralCwd(cwd) {
+	if workdir.Ephemeral(cwd) {
 		return false
 	}
 	if cwd != "" && !pinned && strings.HasPrefix(cwd, "/") && !cwdExists(cwd) {
@@ -471,12 +463,12 @@ func (s *Scanner) summary(ctx context.Context, c *chat) *summary {
 	s.parses.Add(1)
 	sum := &summary{}
 	if c.transcript != "" {
-		t, err := transcriptSummary(ctx, c.transcript, c.transcriptStat.size)
+		t, err := transcriptSummary(ctx, c.transcript, c.transcriptStat.Size)
 		if err != nil {
 			if ctx.Err() != nil {
 				return sum // not cached: a cancelled read is no answer
 			}
-			s.logOnce(c.transcript, "cannot read Cursor transcript", "err", err)
+			s.problems.Error(c.transcript, "cannot read Cursor transcript", "err", err)
 		} else {
 			sum = t
 		}
@@ -484,12 +476,12 @@ func (s *Scanner) summary(ctx context.Context, c *chat) *summary {
 	} else {
 		if c.meta.ok {
 			if err := readMetaFile(filepath.Join(c.dir, "meta.json"), sum); err != nil {
-				s.logOnce(filepath.Join(c.dir, "meta.json"), "cannot read Cursor meta.json", "err", err)
+				s.problems.Error(filepath.Join(c.dir, "meta.json"), "cannot read Cursor meta.json", "err", err)
 			}
 		}
 		if c.history.ok {
 			if err := readPromptHistory(filepath.Join(c.dir, "prompt_history.json"), sum); err != nil {
-				s.logOnce(filepath.Join(c.dir, "prompt_history.json"), "cannot read Cursor prompt_history.json", "err", err)
+				s.problems.Error(filepath.Join(c.dir, "prompt_history.json"), "cannot read Cursor prompt_history.json", "err", err)
 			}
 		}
 		if sum.cwd != "" {
@@ -527,7 +519,7 @@ func (s *Scanner) info(c *chat, sum *summary, cwd string) session.Info {
 		// Cursor names a chat itself (the model titles it).
 		info.Title, info.TitleSource = sum.title, session.TitleAI
 	case sum.firstPrompt != "":
-		info.Title, info.TitleSource = oneLine(sum.firstPrompt, maxTitleRunes), session.TitlePrompt
+		info.Title, info.TitleSource = clip.Line(sum.firstPrompt, maxTitleRunes), session.TitlePrompt
 	}
 	return info
 }
@@ -585,7 +577,7 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case !errors.Is(err, fs.ErrNotExist):
-			s.logOnce(c.storePath(), "cannot read Cursor store.db", "err", err)
+			s.problems.Error(c.storePath(), "cannot read Cursor store.db", "err", err)
 			return nil, err
 		}
 	}
@@ -603,11 +595,11 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case err != nil && msgs == nil:
-		s.logOnce(t.transcript, "cannot read Cursor transcript", "err", err)
+		s.problems.Error(t.transcript, "cannot read Cursor transcript", "err", err)
 		return nil, err
 	}
 	if err != nil || bad > 0 {
-		s.logOnce(t.transcript, "Cursor transcript partly unreadable; showing what could be read",
+		s.problems.Error(t.transcript, "Cursor transcript partly unreadable; showing what could be read",
 			"bad_lines", bad, "err", err)
 	}
 	return msgs, nil
@@ -679,30 +671,6 @@ func (s *Scanner) prune(used map[string]bool) {
 			delete(s.summaries, k)
 		}
 	}
-	var logged []string
-	for p := range s.logged {
-		if !used[p] && !used[filepath.Dir(p)] && p != "processes" {
-			logged = append(logged, p)
-		}
-	}
 	s.mu.Unlock()
-	for _, p := range logged {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			s.mu.Lock()
-			delete(s.logged, p)
-			s.mu.Unlock()
-		}
-	}
-}
-
-// logOnce logs a problem with path the first time it is seen, not on every
-// rescan. Only the path is logged: chat content is private.
-func (s *Scanner) logOnce(path, msg string, args ...any) {
-	s.mu.Lock()
-	done := s.logged[path]
-	s.logged[path] = true
-	s.mu.Unlock()
-	if !done {
-		s.log.Error(msg, append([]any{"path", path}, args...)...)
-	}
+	s.problems.ForgetGone(func(p string) bool { return used[p] || used[filepath.Dir(p)] || p == "processes" })
 }

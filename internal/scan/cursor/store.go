@@ -9,14 +9,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"paddock/internal/scan/sqliteread"
 	"paddock/internal/session"
 )
 
@@ -143,11 +142,11 @@ var errChanged = errors.New("changed while copying")
 // copyFiles copies store.db, and its -wal when one is left without a -shm
 // (a crashed writer), into dst.
 func copyFiles(src, dst string) error {
-	if err := copyFile(src, dst); err != nil {
+	if err := sqliteread.CopyFile(src, dst); err != nil {
 		return err
 	}
 	if exists(src + "-wal") {
-		if err := copyFile(src+"-wal", dst+"-wal"); err != nil {
+		if err := sqliteread.CopyFile(src+"-wal", dst+"-wal"); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return errChanged
 			}
@@ -155,23 +154,6 @@ func copyFiles(src, dst string) error {
 		}
 	}
 	return nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func exists(path string) bool {
@@ -186,10 +168,7 @@ func openDB(ctx context.Context, path string, cleanup func()) (*store, error) {
 		cleanup()
 		return nil, err
 	}
-	// The file: URI with an escaped path, since the driver cuts a plain
-	// name at its first '?'; SQLite decodes the escapes.
-	u := url.URL{Path: filepath.ToSlash(abs)}
-	db, err := sql.Open("sqlite", "file:"+u.EscapedPath()+"?mode=ro&_pragma=busy_timeout(2000)")
+	db, err := sql.Open("sqlite", sqliteread.DSN(filepath.ToSlash(abs), "busy_timeout(2000)"))
 	if err != nil {
 		cleanup()
 		return nil, err
@@ -197,7 +176,7 @@ func openDB(ctx context.Context, path string, cleanup func()) (*store, error) {
 	db.SetMaxOpenConns(1)
 	st := &store{db: db, cleanup: cleanup}
 	// PRAGMA table_info before relying on a column (brief; seed 002 §4).
-	blobCols, err := st.columns(ctx, "blobs")
+	blobCols, err := sqliteread.Columns(ctx, st.db, "blobs")
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("cursor store %s: %w", path, err)
@@ -206,31 +185,13 @@ func openDB(ctx context.Context, path string, cleanup func()) (*store, error) {
 		st.Close()
 		return nil, fmt.Errorf("cursor store %s: no blobs(id, data) table", path)
 	}
-	metaCols, err := st.columns(ctx, "meta")
+	metaCols, err := sqliteread.Columns(ctx, st.db, "meta")
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("cursor store %s: %w", path, err)
 	}
 	st.hasMeta = metaCols["key"] && metaCols["value"]
 	return st, nil
-}
-
-// columns lists a table's columns; a missing table has none.
-func (st *store) columns(ctx context.Context, table string) (map[string]bool, error) {
-	rows, err := st.db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols := make(map[string]bool)
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		cols[name] = true
-	}
-	return cols, rows.Err()
 }
 
 // meta reads row "0" of the meta table: hex-encoded JSON, or (should a

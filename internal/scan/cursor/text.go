@@ -3,8 +3,8 @@ package cursor
 import (
 	"regexp"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"paddock/internal/scan/safename"
 )
 
 const (
@@ -17,23 +17,6 @@ const (
 	// (meta.json "title", store.db meta "name"); it is no title.
 	defaultChatName = "New Agent"
 )
-
-// oneLine collapses white space (newlines included) into single spaces,
-// trims, and caps the result at max runes with an ellipsis.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == max-1 {
-			return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
-		}
-		n++
-	}
-	return s
-}
 
 // clean repairs invalid UTF-8 (history written by a crashed process, a
 // binary paste) and trims the text.
@@ -105,30 +88,7 @@ func stripContext(s string) string {
 // validID reports whether id can name a chat: chat ids come from URLs and
 // command lines, so nothing that could reach outside chats/<ws>/ —
 // separators, dots, glob characters — is accepted before a path is built.
-func validID(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
-// ephemeralCwd reports a working directory that an orchestrator deletes
-// and re-creates (a path segment starting "oc-manager-"): its sessions
-// would vanish and come back in bulk (seed 002 §6).
-func ephemeralCwd(cwd string) bool {
-	for _, seg := range strings.FieldsFunc(cwd, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if strings.HasPrefix(seg, "oc-manager-") {
-			return true
-		}
-	}
-	return false
-}
+func validID(id string) bool { return safename.Valid(id, 128) }
 
 // absPath reports whether p is an absolute path on Unix or Windows (a
 // chat recorded on another machine may carry "C:\\src\\app").

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"paddock/internal/scan/clip"
 	"paddock/internal/session"
 )
 
@@ -46,10 +47,10 @@ func (s *Scanner) transcripts() map[string]*chat {
 		if !st.ok || !validID(id) {
 			return
 		}
-		if old, ok := out[id]; ok && old.activityNs >= st.mtimeNs {
+		if old, ok := out[id]; ok && old.activityNs >= st.MtimeNs {
 			return
 		}
-		out[id] = &chat{id: id, transcript: path, transcriptStat: st, activityNs: st.mtimeNs, transcriptProjID: proj}
+		out[id] = &chat{id: id, transcript: path, transcriptStat: st, activityNs: st.MtimeNs, transcriptProjID: proj}
 	}
 	for _, proj := range names {
 		dir := filepath.Join(projects, proj, "agent-transcripts")
@@ -226,9 +227,9 @@ func transcriptSummary(ctx context.Context, path string, size int64) (*summary, 
 	}
 	for _, p := range prompts {
 		if sum.prompts == 0 {
-			sum.firstPrompt = oneLine(p, maxPromptRunes)
+			sum.firstPrompt = clip.Line(p, maxPromptRunes)
 		}
-		sum.lastPrompt = oneLine(p, maxPromptRunes)
+		sum.lastPrompt = clip.Line(p, maxPromptRunes)
 		sum.prompts++
 	}
 	return sum, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
@@ -262,12 +263,12 @@ func readWireConversation(ctx context.Context, path string) ([]session.Message, 
 	}
 	defer file.Close()
 	f := newFold()
-	ls := newLineScanner(file, keepTypes(convTypes))
+	ls := jsonl.NewReader(file, maxLineBytes).KeepLong(keepTypes(convTypes))
 	for n := 0; ; n++ {
 		if n%2048 == 0 && ctx.Err() != nil {
 			return f.messages(), f.badLines, ctx.Err()
 		}
-		line, oversize, err := ls.scan()
+		line, oversize, err := ls.Next()
 		if errors.Is(err, io.EOF) {
 			return f.messages(), f.badLines, nil
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/scan/filesig"
 	"paddock/internal/session"
 	"paddock/internal/sharedtest"
 )
@@ -329,7 +330,7 @@ func TestPublicFixtures(t *testing.T) {
 	h2 := t.TempDir()
 	wire := fake{bucket: "wd_mcp-hub_000000000000", id: "session_cfg", wire: []string{strings.TrimSpace(string(line))}}.write(t, h2)
 	st, _ := os.Stat(wire)
-	c := candidate{id: "session_cfg", layout: current, dir: filepath.Dir(filepath.Dir(filepath.Dir(wire))), path: wire, sig: sigOf(st)}
+	c := candidate{id: "session_cfg", layout: current, dir: filepath.Dir(filepath.Dir(filepath.Dir(wire))), path: wire, sig: filesig.Of(st)}
 	sum := readCurrentSummary(&c, "")
 	if sum.cwd != "/Users/helix/Code/mcp-hub" || sum.model != "kimi-code/kimi-for-coding" || sum.listable {
 		t.Errorf("config.update: cwd %q model %q listable %v", sum.cwd, sum.model, sum.listable)

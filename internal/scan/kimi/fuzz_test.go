@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
@@ -33,9 +34,9 @@ func FuzzWire(f *testing.F) {
 		var w wireSummary
 		var l legacyLines
 		var legacyMsgs []session.Message
-		ls := newLineScanner(bytes.NewReader(data), nil)
+		ls := jsonl.NewReader(bytes.NewReader(data), maxLineBytes)
 		for {
-			line, oversize, err := ls.scan()
+			line, oversize, err := ls.Next()
 			if err != nil {
 				break
 			}

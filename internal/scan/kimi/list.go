@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"paddock/internal/scan/filesig"
 )
 
 // layout tells the two programs' session stores apart.
@@ -31,18 +33,6 @@ const (
 	legacy
 )
 
-// fileSig identifies one version of a file: an append changes size and
-// mtime, a replacement by rename the inode.
-type fileSig struct {
-	size    int64
-	mtimeNs int64
-	ino     uint64
-}
-
-func sigOf(st fs.FileInfo) fileSig {
-	return fileSig{size: st.Size(), mtimeNs: st.ModTime().UnixNano(), ino: inode(st)}
-}
-
 // candidate is one session found by the stat pass.
 type candidate struct {
 	id     string
@@ -50,11 +40,11 @@ type candidate struct {
 	bucket string // the directory the session sits in: a workdir key or an md5 bucket
 	dir    string // the session's own directory; "" for a flat legacy file
 	path   string // the history file: agents/main/wire.jsonl, or the legacy context.jsonl
-	sig    fileSig
+	sig    filesig.Sig
 	cwd    string // legacy only: the cwd kimi.json gives the bucket
 }
 
-func (c *candidate) mtime() time.Time { return time.Unix(0, c.sig.mtimeNs) }
+func (c *candidate) mtime() time.Time { return c.sig.Mtime() }
 
 // statePath is the state.json that goes with the history file, or "".
 func (c *candidate) statePath() string {
@@ -163,7 +153,7 @@ func (s *Scanner) currentCandidates(ctx context.Context) ([]candidate, error) {
 		dir := root + string(filepath.Separator) + bucket
 		names, err := entryNames(dir)
 		if err != nil {
-			s.logOnce(dir, "cannot list Kimi Code workspace directory", "err", err)
+			s.problems.Error(dir, "cannot list Kimi Code workspace directory", "err", err)
 			return nil
 		}
 		out := make([]candidate, 0, len(names))
@@ -179,7 +169,7 @@ func (s *Scanner) currentCandidates(ctx context.Context) ([]candidate, error) {
 			if !ok {
 				continue // not started yet, or not a session
 			}
-			out = append(out, candidate{id: id, layout: current, bucket: bucket, dir: sdir, path: wire, sig: sigOf(st)})
+			out = append(out, candidate{id: id, layout: current, bucket: bucket, dir: sdir, path: wire, sig: filesig.Of(st)})
 		}
 		return out
 	})
@@ -191,15 +181,15 @@ var md5Bucket = regexp.MustCompile(`^(?:.+_)?([0-9a-f]{32})$`)
 
 // legacyWorkDirs reads kimi-cli's kimi.json, the only map from a bucket
 // back to its directory: {"work_dirs":[{"path","kaos"},…]}.
-func legacyWorkDirs(share string) (map[string]string, fileSig) {
+func legacyWorkDirs(share string) (map[string]string, filesig.Sig) {
 	path := filepath.Join(share, "kimi.json")
 	st, ok := statFile(path)
 	if !ok {
-		return nil, fileSig{}
+		return nil, filesig.Sig{}
 	}
 	m, err := readJSONObject(path)
 	if err != nil {
-		return nil, sigOf(st)
+		return nil, filesig.Of(st)
 	}
 	out := make(map[string]string)
 	for _, raw := range array(m["work_dirs"]) {
@@ -215,7 +205,7 @@ func legacyWorkDirs(share string) (map[string]string, fileSig) {
 		}
 		out[key] = p
 	}
-	return out, sigOf(st)
+	return out, filesig.Of(st)
 }
 
 // legacyCandidates stats the kimi-cli sessions under <share>/sessions:
@@ -235,7 +225,7 @@ func (s *Scanner) legacyCandidates(ctx context.Context, workDirs map[string]stri
 		dir := root + string(filepath.Separator) + bucket
 		entries, err := os.ReadDir(dir)
 		if err != nil && len(entries) == 0 {
-			s.logOnce(dir, "cannot list Kimi CLI workspace directory", "err", err)
+			s.problems.Error(dir, "cannot list Kimi CLI workspace directory", "err", err)
 			return nil
 		}
 		cwd := workDirs[bucket]
@@ -248,7 +238,7 @@ func (s *Scanner) legacyCandidates(ctx context.Context, workDirs map[string]stri
 				}
 				path := dir + string(filepath.Separator) + name
 				if st, ok := statFile(path); ok {
-					byID[id] = candidate{id: id, layout: legacy, bucket: bucket, path: path, sig: sigOf(st), cwd: cwd}
+					byID[id] = candidate{id: id, layout: legacy, bucket: bucket, path: path, sig: filesig.Of(st), cwd: cwd}
 				}
 				continue
 			}
@@ -258,7 +248,7 @@ func (s *Scanner) legacyCandidates(ctx context.Context, workDirs map[string]stri
 			sdir := dir + string(filepath.Separator) + name
 			path := filepath.Join(sdir, "context.jsonl")
 			if st, ok := statFile(path); ok {
-				byID[name] = candidate{id: name, layout: legacy, bucket: bucket, dir: sdir, path: path, sig: sigOf(st), cwd: cwd}
+				byID[name] = candidate{id: name, layout: legacy, bucket: bucket, dir: sdir, path: path, sig: filesig.Of(st), cwd: cwd}
 			}
 		}
 		out := make([]candidate, 0, len(byID))
@@ -273,7 +263,7 @@ func (s *Scanner) legacyCandidates(ctx context.Context, workDirs map[string]stri
 // Kimi lists by the main wire's mtime), then by path for a stable order.
 func sortNewest(cands []candidate) {
 	slices.SortFunc(cands, func(a, b candidate) int {
-		if c := cmp.Compare(b.sig.mtimeNs, a.sig.mtimeNs); c != 0 {
+		if c := cmp.Compare(b.sig.MtimeNs, a.sig.MtimeNs); c != 0 {
 			return c
 		}
 		return strings.Compare(a.path, b.path)

@@ -2,51 +2,15 @@ package kimi
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
+	"paddock/internal/scan/scantest"
 	"paddock/internal/sharedtest"
 )
-
-// treeState records every entry under root: mode, size, mtime and a hash of
-// the contents. Directories are included, so a created or removed file
-// shows as a changed directory too.
-func treeState(t *testing.T, root string) map[string]string {
-	t.Helper()
-	state := map[string]string{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		st, err := os.Lstat(path)
-		if err != nil {
-			return err
-		}
-		sum := ""
-		if st.Mode().IsRegular() {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			h := sha256.Sum256(b)
-			sum = hex.EncodeToString(h[:])
-		}
-		state[path] = fmt.Sprintf("%v %d %d %s", st.Mode(), st.Size(), st.ModTime().UnixNano(), sum)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return state
-}
 
 // Every public method, over every recording and fixture of both layouts,
 // leaves both directories exactly as they were (seed 002 §1, §4: scanning
@@ -60,8 +24,8 @@ func TestReadOnly(t *testing.T) {
 	copyTree(t, filepath.Join(shared, "public", "kimi", "kimi-code", "sample-main"), filepath.Join(home, "sessions", bucket, "sample-main"))
 
 	before := map[string]string{}
-	maps.Copy(before, treeState(t, home))
-	maps.Copy(before, treeState(t, share))
+	maps.Copy(before, scantest.TreeState(t, home))
+	maps.Copy(before, scantest.TreeState(t, share))
 
 	tui := kimiTUI(os.Getpid(), "/tmp/fakehome-kimi/proj", time.Date(2026, 11, 29, 18, 38, 41, 0, time.UTC))
 	s := newTest(home, func(o *Options) {
@@ -91,16 +55,7 @@ func TestReadOnly(t *testing.T) {
 	}
 
 	after := map[string]string{}
-	maps.Copy(after, treeState(t, home))
-	maps.Copy(after, treeState(t, share))
-	for _, p := range slices.Sorted(maps.Keys(before)) {
-		if after[p] != before[p] {
-			t.Errorf("%s changed:\n  before %s\n  after  %s", p, before[p], after[p])
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s created", p)
-		}
-	}
+	maps.Copy(after, scantest.TreeState(t, home))
+	maps.Copy(after, scantest.TreeState(t, share))
+	scantest.SameTree(t, before, after)
 }

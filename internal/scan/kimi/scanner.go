@@ -36,6 +36,9 @@ import (
 	"time"
 
 	"paddock/internal/procscan"
+	"paddock/internal/scan/filesig"
+	"paddock/internal/scan/logonce"
+	"paddock/internal/scan/workdir"
 	"paddock/internal/session"
 )
 
@@ -92,7 +95,6 @@ type Scanner struct {
 	home, legacyHome string
 	processes        func(context.Context) ([]procscan.AgentProcess, error)
 	marker           string
-	log              *slog.Logger
 	userHome         string // for Project "~"
 	seed             maphash.Seed
 
@@ -105,15 +107,15 @@ type Scanner struct {
 
 	scanMu sync.Mutex // one Scan at a time: they share last*
 
-	mu     sync.Mutex
-	cache  map[string]cacheEntry // summaries by history path
-	logged map[string]bool       // paths whose problems were logged
-	last   *lastScan
+	mu       sync.Mutex
+	cache    map[string]cacheEntry // summaries by history path
+	problems *logonce.Logger       // problems logged, by path
+	last     *lastScan
 }
 
 // cacheEntry is a summary with the signatures it was read at.
 type cacheEntry struct {
-	sig   fileSig
+	sig   filesig.Sig
 	state uint64 // stateSig of the side files
 	sum   *summary
 }
@@ -140,12 +142,11 @@ func New(opts Options) *Scanner {
 		legacyHome: opts.LegacyHome,
 		processes:  opts.Processes,
 		marker:     opts.TitleMarker,
-		log:        log.With("runtime", runtimeName),
 		userHome:   userHome,
 		seed:       maphash.MakeSeed(),
 		dirExists:  isDir,
 		cache:      make(map[string]cacheEntry),
-		logged:     make(map[string]bool),
+		problems:   logonce.New(log.With("runtime", runtimeName)),
 	}
 }
 
@@ -209,23 +210,23 @@ func sortInfos(infos []session.Info) {
 
 // candidates stats both layouts and merges them newest first. A kimi-cli
 // session that kimi-code has migrated (ses_<uuid>) is left to kimi-code.
-func (s *Scanner) candidates(ctx context.Context) ([]candidate, fileSig, error) {
+func (s *Scanner) candidates(ctx context.Context) ([]candidate, filesig.Sig, error) {
 	cur, err := s.currentCandidates(ctx)
 	if err != nil {
-		return nil, fileSig{}, err
+		return nil, filesig.Sig{}, err
 	}
-	var kimiJSON fileSig
+	var kimiJSON filesig.Sig
 	if s.legacyHome != "" {
 		var workDirs map[string]string
 		workDirs, kimiJSON = legacyWorkDirs(s.legacyHome)
 		leg, err := s.legacyCandidates(ctx, workDirs)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, fileSig{}, ctx.Err()
+				return nil, filesig.Sig{}, ctx.Err()
 			}
 			// The old store is a side source: its failure must not hide
 			// kimi-code's sessions.
-			s.logOnce(filepath.Join(s.legacyHome, "sessions"), "cannot list Kimi CLI sessions", "err", err)
+			s.problems.Error(filepath.Join(s.legacyHome, "sessions"), "cannot list Kimi CLI sessions", "err", err)
 		}
 		if len(leg) > 0 {
 			migrated := make(map[string]bool)
@@ -254,7 +255,7 @@ func (s *Scanner) liveProcs(ctx context.Context) []procscan.AgentProcess {
 	procs, err := s.processes(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.logOnce("processes", "cannot list processes; no Kimi session is shown live", "err", err)
+			s.problems.Error("processes", "cannot list processes; no Kimi session is shown live", "err", err)
 		}
 		return nil
 	}
@@ -263,7 +264,7 @@ func (s *Scanner) liveProcs(ctx context.Context) []procscan.AgentProcess {
 
 // baseKey signs everything a scan reads before parsing: every history
 // file's stat, kimi.json, the kimi processes, and the request.
-func (s *Scanner) baseKey(cands []candidate, kimiJSON fileSig, procs []procscan.AgentProcess, limit int, keep []string) uint64 {
+func (s *Scanner) baseKey(cands []candidate, kimiJSON filesig.Sig, procs []procscan.AgentProcess, limit int, keep []string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(s.seed)
 	for i := range cands {
@@ -284,9 +285,9 @@ func (s *Scanner) baseKey(cands []candidate, kimiJSON fileSig, procs []procscan.
 	return h.Sum64()
 }
 
-func writeSig(h *maphash.Hash, sig fileSig) {
-	h.WriteString(strconv.FormatInt(sig.size, 10) + "," + strconv.FormatInt(sig.mtimeNs, 10) + "," +
-		strconv.FormatUint(sig.ino, 10) + ";")
+func writeSig(h *maphash.Hash, sig filesig.Sig) {
+	h.WriteString(strconv.FormatInt(sig.Size, 10) + "," + strconv.FormatInt(sig.MtimeNs, 10) + "," +
+		strconv.FormatUint(sig.Ino, 10) + ";")
 }
 
 // unchanged returns a copy of the last result when nothing it was built
@@ -342,7 +343,7 @@ func (s *Scanner) remember(base uint64, p *pass, cands []candidate) {
 	}
 	last.states = h.Sum64()
 	last.cwds = slices.Sorted(func(yield func(string) bool) {
-		for d := range p.cwdOK {
+		for d := range p.cwds.Checked() {
 			if !yield(d) {
 				return
 			}
@@ -351,7 +352,7 @@ func (s *Scanner) remember(base uint64, p *pass, cands []candidate) {
 	var hc maphash.Hash
 	hc.SetSeed(s.seed)
 	for _, d := range last.cwds {
-		hc.WriteString(d + "\x00" + strconv.FormatBool(p.cwdOK[d]) + "\x01")
+		hc.WriteString(d + "\x00" + strconv.FormatBool(p.cwds.Checked()[d]) + "\x01")
 	}
 	last.cwdState = hc.Sum64()
 	s.mu.Lock()
@@ -365,7 +366,7 @@ type pass struct {
 	seen      map[string]bool   // ids considered
 	used      map[string]bool   // history paths whose summaries were used
 	stateSigs map[string]uint64 // state-file signatures as read, by history path
-	cwdOK     map[string]bool   // cwd existence, checked once per scan
+	cwds      *workdir.Memo     // cwd existence, for this scan
 	out       []session.Info
 }
 
@@ -375,7 +376,7 @@ func newPass(s *Scanner) *pass {
 		seen:      make(map[string]bool),
 		used:      make(map[string]bool),
 		stateSigs: make(map[string]uint64),
-		cwdOK:     make(map[string]bool),
+		cwds:      workdir.NewMemo(s.dirExists),
 	}
 }
 
@@ -427,18 +428,10 @@ func (p *pass) addIDs(cands []candidate, ids []string) {
 // unknown cwd (a kimi-cli bucket kimi.json no longer names) is kept: the
 // history is still worth showing.
 func (p *pass) cwdUsable(cwd string) bool {
-	if cwd == "" {
-		return true
-	}
-	if ephemeralCwd(cwd) {
+	if workdir.Ephemeral(cwd) {
 		return false
 	}
-	ok, seen := p.cwdOK[cwd]
-	if !seen {
-		ok = p.s.dirExists(cwd)
-		p.cwdOK[cwd] = ok
-	}
-	return ok
+	return p.cwds.Exists(cwd)
 }
 
 func isDir(path string) bool {
@@ -464,7 +457,7 @@ func (s *Scanner) summary(c *candidate) (*summary, uint64) {
 		sum = readLegacySummary(c, s.marker)
 	}
 	if sum.readErr != nil || sum.badLines > 0 {
-		s.logOnce(c.path, "Kimi session partly unreadable; listing what could be read",
+		s.problems.Error(c.path, "Kimi session partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
 	s.mu.Lock()
@@ -485,11 +478,8 @@ func stateSig(c *candidate) uint64 {
 	}
 	var h uint64 = 14695981039346656037
 	for _, n := range names {
-		var sig fileSig
-		if st, err := os.Stat(filepath.Join(c.dir, n)); err == nil {
-			sig = sigOf(st)
-		}
-		for _, v := range []uint64{uint64(sig.size), uint64(sig.mtimeNs), sig.ino} {
+		sig := filesig.Stat(filepath.Join(c.dir, n))
+		for _, v := range []uint64{uint64(sig.Size), uint64(sig.MtimeNs), sig.Ino} {
 			h = (h ^ v) * 1099511628211
 		}
 	}
@@ -528,32 +518,8 @@ func (s *Scanner) prune(used map[string]bool) {
 			delete(s.cache, p)
 		}
 	}
-	var logged []string
-	for p := range s.logged {
-		if !used[p] && p != "processes" {
-			logged = append(logged, p)
-		}
-	}
 	s.mu.Unlock()
-	for _, p := range logged {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			s.mu.Lock()
-			delete(s.logged, p)
-			s.mu.Unlock()
-		}
-	}
-}
-
-// logOnce logs a problem with a path the first time only. Only the path is
-// logged: history content is private.
-func (s *Scanner) logOnce(path, msg string, args ...any) {
-	s.mu.Lock()
-	done := s.logged[path]
-	s.logged[path] = true
-	s.mu.Unlock()
-	if !done {
-		s.log.Error(msg, append([]any{"path", path}, args...)...)
-	}
+	s.problems.ForgetGone(func(p string) bool { return used[p] || p == "processes" })
 }
 
 // find locates a session by id: kimi-code first, then kimi-cli (unless
@@ -565,7 +531,7 @@ func (s *Scanner) find(id string) (candidate, bool) {
 	var best candidate
 	found := false
 	consider := func(c candidate) {
-		if !found || c.sig.mtimeNs > best.sig.mtimeNs {
+		if !found || c.sig.MtimeNs > best.sig.MtimeNs {
 			best, found = c, true
 		}
 	}
@@ -576,7 +542,7 @@ func (s *Scanner) find(id string) (candidate, bool) {
 			if st, ok := statFile(p); ok {
 				dir := filepath.Dir(filepath.Dir(filepath.Dir(p)))
 				consider(candidate{id: id, layout: current, bucket: filepath.Base(filepath.Dir(dir)),
-					dir: dir, path: p, sig: sigOf(st)})
+					dir: dir, path: p, sig: filesig.Of(st)})
 			}
 		}
 	}
@@ -597,7 +563,7 @@ func (s *Scanner) find(id string) (candidate, bool) {
 		if !ok {
 			continue
 		}
-		c := candidate{id: id, layout: legacy, path: p, sig: sigOf(st)}
+		c := candidate{id: id, layout: legacy, path: p, sig: filesig.Of(st)}
 		if filepath.Base(p) == "context.jsonl" {
 			c.dir = filepath.Dir(p)
 		}
@@ -659,7 +625,7 @@ func (s *Scanner) bucketCandidates(c candidate) []candidate {
 			path = filepath.Join(sdir, "context.jsonl")
 		}
 		if st, ok := statFile(path); ok {
-			out = append(out, candidate{id: name, layout: c.layout, bucket: c.bucket, dir: sdir, path: path, sig: sigOf(st), cwd: c.cwd})
+			out = append(out, candidate{id: name, layout: c.layout, bucket: c.bucket, dir: sdir, path: path, sig: filesig.Of(st), cwd: c.cwd})
 		}
 	}
 	out = append(out, c)
@@ -689,10 +655,10 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case err != nil && len(msgs) == 0:
-		s.logOnce(c.path, "cannot read Kimi session", "err", err)
+		s.problems.Error(c.path, "cannot read Kimi session", "err", err)
 		return nil, err
 	case err != nil || bad > 0:
-		s.logOnce(c.path, "Kimi session partly unreadable; showing what could be read", "bad_lines", bad, "err", err)
+		s.problems.Error(c.path, "Kimi session partly unreadable; showing what could be read", "bad_lines", bad, "err", err)
 	}
 	return msgs, nil
 }

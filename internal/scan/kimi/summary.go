@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"paddock/internal/scan/clip"
+	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
@@ -49,9 +51,9 @@ func headTail(path string, size int64, keep func([]byte) bool, fn func(line []by
 	}
 	defer f.Close()
 
-	head := newLineScanner(io.NewSectionReader(f, 0, size), keep)
-	for n := 0; n < headLines && head.read < headBytes; n++ {
-		line, oversize, err := head.scan()
+	head := jsonl.NewReader(io.NewSectionReader(f, 0, size), maxLineBytes).KeepLong(keep)
+	for n := 0; n < headLines && head.Offset() < headBytes; n++ {
+		line, oversize, err := head.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -60,20 +62,20 @@ func headTail(path string, size int64, keep func([]byte) bool, fn func(line []by
 		}
 		fn(line, oversize)
 	}
-	start := max(head.read, size-tailBytes)
+	start := max(head.Offset(), size-tailBytes)
 	if start >= size {
 		return nil
 	}
 	// Unless the tail begins where the head ended, it begins mid-line: read
 	// from one byte earlier and drop everything up to the first newline
 	// (that byte itself when start is the start of a line).
-	partial := start > head.read
+	partial := start > head.Offset()
 	if partial {
 		start--
 	}
-	tail := newLineScanner(io.NewSectionReader(f, start, size-start), keep)
+	tail := jsonl.NewReader(io.NewSectionReader(f, start, size-start), maxLineBytes).KeepLong(keep)
 	for first := true; ; first = false {
-		line, oversize, err := tail.scan()
+		line, oversize, err := tail.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -99,7 +101,7 @@ func readCurrentSummary(c *candidate, marker string) *summary {
 	st := parseState(state)
 
 	var w wireSummary
-	if err := headTail(c.path, c.sig.size, keepTypes(listTypes), func(line []byte, oversize bool) { w.line(line, oversize, marker) }); err != nil {
+	if err := headTail(c.path, c.sig.Size, keepTypes(listTypes), func(line []byte, oversize bool) { w.line(line, oversize, marker) }); err != nil {
 		sum.readErr = errors.Join(sum.readErr, err)
 	}
 	sum.badLines = w.badLines
@@ -116,14 +118,14 @@ func readCurrentSummary(c *candidate, marker string) *summary {
 	if sum.firstPrompt == "" && st.titleKind == "replaceable" && !untitled(st.title) {
 		// kimi-code copies the first prompt into an untouched title; the
 		// head can miss it only when its lines are enormous.
-		sum.firstPrompt = truncate(st.title, maxPromptRunes)
+		sum.firstPrompt = clip.Runes(st.title, maxPromptRunes)
 	}
 	// state.json's lastPrompt is rewritten on every prompt; the tail can
 	// miss the last prompt of a long turn.
-	sum.lastPrompt = cmp.Or(truncate(st.lastPrompt, maxPromptRunes), w.lastPrompt)
+	sum.lastPrompt = cmp.Or(clip.Runes(st.lastPrompt, maxPromptRunes), w.lastPrompt)
 
 	if !untitled(st.title) {
-		sum.title, sum.titleSource = oneLine(st.title, maxTitleRunes), titleSource(st.titleKind)
+		sum.title, sum.titleSource = clip.Line(st.title, maxTitleRunes), titleSource(st.titleKind)
 	}
 	sum.fallbackTitle()
 
@@ -140,7 +142,7 @@ func (s *summary) fallbackTitle() {
 		return
 	}
 	for _, p := range []string{s.firstPrompt, s.lastPrompt} {
-		if t := oneLine(p, maxTitleRunes); t != "" {
+		if t := clip.Line(p, maxTitleRunes); t != "" {
 			s.title, s.titleSource = t, session.TitlePrompt
 			return
 		}
@@ -164,13 +166,13 @@ func readLegacySummary(c *candidate, marker string) *summary {
 	ls := parseLegacyState(state, meta)
 
 	var l legacyLines
-	if err := headTail(c.path, c.sig.size, keepLegacy, func(line []byte, oversize bool) { l.line(line, oversize, marker) }); err != nil {
+	if err := headTail(c.path, c.sig.Size, keepLegacy, func(line []byte, oversize bool) { l.line(line, oversize, marker) }); err != nil {
 		sum.readErr = errors.Join(sum.readErr, err)
 	}
 	sum.badLines = l.badLines
 	sum.prompts = l.prompts
 	sum.firstPrompt, sum.lastPrompt = l.firstPrompt, l.lastPrompt
-	if t := oneLine(ls.customTitle, maxTitleRunes); t != "" {
+	if t := clip.Line(ls.customTitle, maxTitleRunes); t != "" {
 		sum.title, sum.titleSource = t, session.TitleCustom
 	}
 	sum.fallbackTitle()
@@ -259,9 +261,9 @@ func (l *legacyLines) line(line []byte, oversize bool, marker string) {
 			l.titleGen = true
 		}
 		if l.prompts == 0 {
-			l.firstPrompt = truncate(text, maxPromptRunes)
+			l.firstPrompt = clip.Runes(text, maxPromptRunes)
 		}
-		l.lastPrompt = truncate(text, maxPromptRunes)
+		l.lastPrompt = clip.Runes(text, maxPromptRunes)
 		l.prompts++
 	} else if _, ok := legacyAnswer(m); ok {
 		l.answered = true
@@ -277,9 +279,9 @@ func legacyCreated(path string) time.Time {
 		return time.Time{}
 	}
 	defer f.Close()
-	ls := newLineScanner(io.LimitReader(f, 64<<10), nil)
+	ls := jsonl.NewReader(io.LimitReader(f, 64<<10), maxLineBytes)
 	for range 4 {
-		line, oversize, err := ls.scan()
+		line, oversize, err := ls.Next()
 		if err != nil {
 			return time.Time{}
 		}
@@ -308,12 +310,12 @@ func readLegacyConversation(ctx context.Context, path string) ([]session.Message
 	defer f.Close()
 	var out []session.Message
 	bad := 0
-	ls := newLineScanner(f, keepLegacy)
+	ls := jsonl.NewReader(f, maxLineBytes).KeepLong(keepLegacy)
 	for n := 0; ; n++ {
 		if n%2048 == 0 && ctx.Err() != nil {
 			return out, bad, ctx.Err()
 		}
-		line, oversize, err := ls.scan()
+		line, oversize, err := ls.Next()
 		if errors.Is(err, io.EOF) {
 			return out, bad, nil
 		}

@@ -3,10 +3,9 @@ package kimi
 import (
 	"encoding/json"
 	"math"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"paddock/internal/scan/safename"
 )
 
 const (
@@ -17,55 +16,10 @@ const (
 	maxPromptRunes = 2000
 )
 
-// oneLine folds white space (newlines too) into single spaces and caps the
-// result at max runes.
-func oneLine(s string, max int) string {
-	return truncate(strings.Join(strings.Fields(s), " "), max)
-}
-
-// truncate cuts s to max runes, the last one an ellipsis when it cut.
-func truncate(s string, max int) string {
-	if max <= 0 || utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == max-1 {
-			return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
-		}
-		n++
-	}
-	return s
-}
-
 // validID reports whether id may name a session directory or file. Ids
 // arrive from URLs: only letters, digits, '-' and '_' are accepted, so no
 // id can climb out of the sessions tree or act as a glob.
-func validID(id string) bool {
-	if id == "" || len(id) > 160 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
-// ephemeralCwd reports a working directory under a throw-away tree of
-// OpenConductor's manager (a path segment starting "oc-manager-"): such
-// directories are deleted and recreated, so their sessions are noise
-// (seed 002 §6).
-func ephemeralCwd(cwd string) bool {
-	for _, seg := range strings.FieldsFunc(cwd, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if strings.HasPrefix(seg, "oc-manager-") {
-			return true
-		}
-	}
-	return false
-}
+func validID(id string) bool { return safename.Valid(id, 160) }
 
 // The helpers below read one JSON value of an expected type. A value of any
 // other type — null included — reads as absent, never as "null" or a zero

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"paddock/internal/scan/clip"
 )
 
 // This file reads kimi-code's agents/main/wire.jsonl: one JSON record per
@@ -304,9 +306,9 @@ func (w *wireSummary) line(line []byte, oversize bool, marker string) {
 				w.titleGen = true
 			}
 			if w.prompts == 0 {
-				w.firstPrompt = truncate(text, maxPromptRunes)
+				w.firstPrompt = clip.Runes(text, maxPromptRunes)
 			}
-			w.lastPrompt = truncate(text, maxPromptRunes)
+			w.lastPrompt = clip.Runes(text, maxPromptRunes)
 			w.prompts++
 		} else if jsonStr(m.Role) == "assistant" && strings.TrimSpace(contentText(m.Content, false)) != "" {
 			w.answered = true

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"paddock/internal/scan/filesig"
+	"paddock/internal/scan/sqliteread"
 
 	"modernc.org/sqlite"
 )
@@ -56,7 +58,7 @@ func statFile(path string) fileStat {
 		return fileStat{}
 	}
 	st := fileStat{exists: true, size: fi.Size(), mtimeNs: fi.ModTime().UnixNano()}
-	st.dev, st.ino = fileID(fi)
+	st.dev, st.ino = filesig.ID(fi)
 	return st
 }
 
@@ -150,7 +152,7 @@ func (s *Scanner) openDB(ctx context.Context, f dbFile) (*conn, error) {
 			return nil, err
 		}
 	}
-	s.logOnce(slog.LevelInfo, "copy:"+f.path, "OpenCode database cannot be read in place without creating files beside it; reading a private copy",
+	s.problems.Log(slog.LevelInfo, "copy:"+f.path, "OpenCode database cannot be read in place without creating files beside it; reading a private copy",
 		"path", f.path)
 	dir, copyPath, err := s.copyDB(ctx, f.path)
 	if err != nil {
@@ -182,8 +184,7 @@ func cannotOpen(err error) bool {
 // "file:" URI form with an escaped path keeps a '?' or '#' in the path from
 // being read as the query.
 func roDSN(path string) string {
-	u := url.URL{Path: filepath.ToSlash(path)}
-	return "file:" + u.EscapedPath() + "?mode=ro&_pragma=busy_timeout(3000)&_pragma=query_only(1)"
+	return sqliteread.DSN(filepath.ToSlash(path), "busy_timeout(3000)", "query_only(1)")
 }
 
 func openAt(ctx context.Context, path string) (*conn, error) {
@@ -221,20 +222,8 @@ func openAt(ctx context.Context, path string) (*conn, error) {
 // versions (workspace_id, path, model, time_archived, ...), so no column is
 // used before it is known to exist.
 func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	cols, err := sqliteread.Columns(ctx, db, table)
 	if err != nil {
-		return nil, fmt.Errorf("opencode: table_info(%s): %w", table, err)
-	}
-	defer rows.Close()
-	cols := make(map[string]bool)
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		cols[name] = true
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("opencode: table_info(%s): %w", table, err)
 	}
 	if len(cols) == 0 {
@@ -258,9 +247,9 @@ func (s *Scanner) copyDB(ctx context.Context, src string) (dir, path string, err
 			return "", "", fmt.Errorf("opencode: private copy: %w", err)
 		}
 		path = filepath.Join(dir, "opencode.db")
-		err = copyFile(src, path)
+		err = sqliteread.CopyFile(src, path)
 		if err == nil && before.wal.exists {
-			err = copyFile(src+"-wal", path+"-wal")
+			err = sqliteread.CopyFile(src+"-wal", path+"-wal")
 		}
 		after := statDB(src)
 		if err == nil && after.db == before.db && after.wal == before.wal {
@@ -272,23 +261,4 @@ func (s *Scanner) copyDB(ctx context.Context, src string) (dir, path string, err
 		}
 	}
 	return "", "", fmt.Errorf("opencode: private copy of %s: it kept changing", src)
-}
-
-// copyFile copies src to a new file dst readable by the owner only (it
-// holds private conversations).
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"paddock/internal/mockmodel"
+	"paddock/internal/scan/scantest"
 	"paddock/internal/session"
 	"paddock/internal/sharedtest"
 )
@@ -220,7 +221,7 @@ func TestSharedRecording(t *testing.T) {
 	src := sharedtest.Fixtures(t, "real", "opencode-1.18.33", "data", "opencode.db")
 	dir := t.TempDir()
 	copyTree(t, filepath.Dir(src), dir)
-	before := treeState(t, dir, nil)
+	before := scantest.TreeState(t, dir)
 
 	s := New(Options{DataDir: dir, KeepMissingCwd: true, TempDir: t.TempDir()})
 	ctx := context.Background()
@@ -296,7 +297,7 @@ func TestSharedRecording(t *testing.T) {
 			t.Errorf("%s: conversation does not start with its first prompt %q", info.ID, info.FirstPrompt)
 		}
 	}
-	sameTree(t, before, treeState(t, dir, nil))
+	scantest.SameTree(t, before, scantest.TreeState(t, dir))
 }
 
 // TestPublicFixture loads deja-vu's OpenCode SQL dump (a simplified

@@ -2,19 +2,15 @@ package opencode
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,57 +201,6 @@ func copyTree(tb testing.TB, src, dst string) {
 	})
 	if err != nil {
 		tb.Fatal(err)
-	}
-}
-
-// treeState records every entry under root: type and mode, size, mtime and
-// a sha256 of contents; directories included, so a created or removed file
-// shows as a changed directory mtime too. Files for which skip is true are
-// recorded as present only.
-func treeState(tb testing.TB, root string, skip func(path string) bool) map[string]string {
-	tb.Helper()
-	state := make(map[string]string)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if skip != nil && skip(p) {
-			state[p] = "present"
-			return nil
-		}
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		sum := ""
-		if info.Mode().IsRegular() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			h := sha256.Sum256(data)
-			sum = hex.EncodeToString(h[:])
-		}
-		state[p] = fmt.Sprintf("%v %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), sum)
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return state
-}
-
-func sameTree(tb testing.TB, before, after map[string]string) {
-	tb.Helper()
-	for _, p := range slices.Sorted(maps.Keys(before)) {
-		if after[p] != before[p] {
-			tb.Errorf("%s changed:\n  before %s\n  after  %s", p, before[p], after[p])
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			tb.Errorf("%s created", p)
-		}
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"paddock/internal/scan/clip"
+	"paddock/internal/scan/workdir"
 	"paddock/internal/session"
 )
 
@@ -25,7 +27,7 @@ type pass struct {
 	keep   []string                // ids to list whatever the limit
 	cands  []candidate             // sessions a live process may be showing
 	live   map[string]int          // session id → pid
-	cwdOK  map[string]bool         // cwd existence, memoised for this pass
+	cwds   *workdir.Memo           // cwd existence, for this pass
 	connOf map[string]*conn        // which database a candidate came from
 }
 
@@ -34,7 +36,7 @@ func newPass(s *Scanner, procs []proc) *pass {
 		s:      s,
 		procs:  procs,
 		byID:   make(map[string]session.Info),
-		cwdOK:  make(map[string]bool),
+		cwds:   workdir.NewMemo(isDir),
 		connOf: make(map[string]*conn),
 	}
 }
@@ -240,8 +242,8 @@ func (s *Scanner) info(c *conn, r sessionRow, sum promptSummary) session.Info {
 		ID:          r.id,
 		Cwd:         r.dir,
 		Project:     session.ShortProject(r.dir, s.home),
-		FirstPrompt: capRunes(sum.first, maxPromptRunes),
-		LastPrompt:  capRunes(sum.last, maxPromptRunes),
+		FirstPrompt: clip.Runes(sum.first, maxPromptRunes),
+		LastPrompt:  clip.Runes(sum.last, maxPromptRunes),
 		PromptCount: sum.count,
 		Created:     r.created,
 		Updated:     r.updated,
@@ -251,9 +253,9 @@ func (s *Scanner) info(c *conn, r sessionRow, sum promptSummary) session.Info {
 	}
 	switch {
 	case r.title != "" && !isDefaultTitle(r.title):
-		info.Title, info.TitleSource = oneLine(r.title, maxTitleRunes), session.TitleAI
+		info.Title, info.TitleSource = clip.Line(r.title, maxTitleRunes), session.TitleAI
 	case sum.first != "":
-		info.Title, info.TitleSource = oneLine(sum.first, maxTitleRunes), session.TitlePrompt
+		info.Title, info.TitleSource = clip.Line(sum.first, maxTitleRunes), session.TitlePrompt
 	}
 	return info
 }
@@ -262,27 +264,13 @@ func (s *Scanner) info(c *conn, r sessionRow, sum promptSummary) session.Info {
 // ever; and unless a live process holds the session, at least one real
 // prompt and a working directory that still exists.
 func (p *pass) visible(info session.Info, live bool) bool {
-	if isEphemeralCwd(info.Cwd) {
+	if workdir.Ephemeral(info.Cwd) {
 		return false
 	}
 	if live {
 		return true
 	}
-	return info.PromptCount > 0 && (p.s.opts.KeepMissingCwd || p.cwdExists(info.Cwd))
-}
-
-// cwdExists checks a directory once per pass: many sessions share one.
-// An unknown cwd ("") is not held against the session.
-func (p *pass) cwdExists(cwd string) bool {
-	if cwd == "" {
-		return true
-	}
-	ok, seen := p.cwdOK[cwd]
-	if !seen {
-		ok = isDir(cwd)
-		p.cwdOK[cwd] = ok
-	}
-	return ok
+	return info.PromptCount > 0 && (p.s.opts.KeepMissingCwd || p.cwds.Exists(info.Cwd))
 }
 
 // result merges what the pass read: the newest limit sessions of the

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"paddock/internal/scan/scantest"
 )
 
 // Every public method leaves the data directory exactly as it was (seed
@@ -65,7 +67,7 @@ func TestReadOnly(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			mayChange := c.setup(t, dir)
-			before := treeState(t, dir, mayChange)
+			before := scantest.Tree{PresenceOnly: mayChange}.State(t, dir)
 			tmp := t.TempDir()
 			s := New(Options{DataDir: dir, KeepMissingCwd: true, TempDir: tmp})
 			exercise(t, s)
@@ -73,7 +75,7 @@ func TestReadOnly(t *testing.T) {
 			if err != nil || len(infos) == 0 {
 				t.Fatalf("Scan = %v, %v; want sessions", ids(infos), err)
 			}
-			sameTree(t, before, treeState(t, dir, mayChange))
+			scantest.SameTree(t, before, scantest.Tree{PresenceOnly: mayChange}.State(t, dir))
 			if left, _ := os.ReadDir(tmp); len(left) != 0 {
 				t.Errorf("private copies left in TempDir: %v", left)
 			}
@@ -144,7 +146,7 @@ func TestUnwritableDataDir(t *testing.T) {
 		withSidecars: {"ses_running", "user: still in the wal", "assistant: ok"},
 	}
 	for dir, w := range want {
-		before := treeState(t, dir, nil)
+		before := scantest.TreeState(t, dir)
 		var got []string
 		if os.Getuid() == 0 {
 			got = readAsNobody(t, base, dir, tmp)
@@ -154,7 +156,7 @@ func TestUnwritableDataDir(t *testing.T) {
 		if !slices.Equal(got, w) {
 			t.Errorf("%s: read %q, want %q", filepath.Base(dir), got, w)
 		}
-		sameTree(t, before, treeState(t, dir, nil))
+		scantest.SameTree(t, before, scantest.TreeState(t, dir))
 	}
 }
 

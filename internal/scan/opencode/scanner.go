@@ -21,12 +21,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"paddock/internal/procscan"
+	"paddock/internal/scan/logonce"
+	"paddock/internal/scan/safename"
 	"paddock/internal/session"
 )
 
@@ -91,13 +92,12 @@ func DefaultOptions() Options {
 // Scanner reads OpenCode sessions. It is safe for concurrent use.
 type Scanner struct {
 	opts Options
-	log  *slog.Logger
 	home string // for Project "~"
 
-	mu     sync.Mutex
-	last   *lastScan       // the last Scan that read every database
-	goodDB map[string]bool // databases read successfully at least once
-	logged map[string]bool // problems already logged, by key
+	mu       sync.Mutex
+	last     *lastScan       // the last Scan that read every database
+	goodDB   map[string]bool // databases read successfully at least once
+	problems *logonce.Logger // problems already logged, by key
 
 	// settle is how long after its last change a database is trusted to
 	// show everything its files' stat says (see Scan); tests shorten it.
@@ -128,13 +128,12 @@ func New(opts Options) *Scanner {
 	}
 	home, _ := os.UserHomeDir()
 	return &Scanner{
-		opts:   opts,
-		log:    log.With("runtime", runtimeName),
-		home:   home,
-		goodDB: make(map[string]bool),
-		logged: make(map[string]bool),
-		settle: defaultSettle,
-		now:    time.Now,
+		opts:     opts,
+		home:     home,
+		goodDB:   make(map[string]bool),
+		problems: logonce.New(log.With("runtime", runtimeName)),
+		settle:   defaultSettle,
+		now:      time.Now,
 	}
 }
 
@@ -206,7 +205,7 @@ func (s *Scanner) scan(ctx context.Context, dbs []dbFile, procs []proc, limit in
 				// scan so the caller keeps its previous result.
 				return nil, false, err
 			}
-			s.logOnce(slog.LevelError, "read:"+db.path, "cannot read OpenCode database", "path", db.path, "err", err)
+			s.problems.Log(slog.LevelError, "read:"+db.path, "cannot read OpenCode database", "path", db.path, "err", err)
 			failed = append(failed, err)
 			complete = false
 			continue
@@ -274,7 +273,7 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		default:
-			s.logOnce(slog.LevelError, "conv:"+db.path, "cannot read OpenCode conversation", "path", db.path, "err", err)
+			s.problems.Log(slog.LevelError, "conv:"+db.path, "cannot read OpenCode conversation", "path", db.path, "err", err)
 			errs = append(errs, err)
 		}
 	}
@@ -309,7 +308,7 @@ func (s *Scanner) processes(ctx context.Context) ([]proc, bool) {
 	}
 	all, err := s.opts.Processes(ctx)
 	if err != nil {
-		s.logOnce(slog.LevelWarn, "processes", "cannot list processes; OpenCode sessions show as not live", "err", err)
+		s.problems.Log(slog.LevelWarn, "processes", "cannot list processes; OpenCode sessions show as not live", "err", err)
 		return nil, true
 	}
 	var out []proc
@@ -322,18 +321,6 @@ func (s *Scanner) processes(ctx context.Context) ([]proc, bool) {
 	return out, false
 }
 
-// logOnce logs the first time key is seen, not on every rescan. Only
-// paths and errors are logged: session content is private.
-func (s *Scanner) logOnce(level slog.Level, key, msg string, args ...any) {
-	s.mu.Lock()
-	done := s.logged[key]
-	s.logged[key] = true
-	s.mu.Unlock()
-	if !done {
-		s.log.Log(context.Background(), level, msg, args...)
-	}
-}
-
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
@@ -341,18 +328,7 @@ func isDir(p string) bool {
 
 // validID: OpenCode ids are "ses_" and letters/digits; anything else (from a
 // URL) is not looked up.
-func validID(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func validID(id string) bool { return safename.Valid(id, 128) }
 
 // errSchema reports a database whose tables lack what the scanner needs.
 type errSchema struct {
@@ -364,16 +340,4 @@ func (e errSchema) Error() string {
 		return fmt.Sprintf("opencode: no %s table", e.table)
 	}
 	return fmt.Sprintf("opencode: table %s has no %s column", e.table, e.column)
-}
-
-// isEphemeralCwd: OpenConductor's manager runs agents in throw-away
-// directories (/tmp/oc-manager-codex/...) that are deleted and recreated;
-// their sessions are never listed (seed 002 §6).
-func isEphemeralCwd(cwd string) bool {
-	for _, seg := range strings.FieldsFunc(cwd, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if strings.HasPrefix(seg, "oc-manager-") {
-			return true
-		}
-	}
-	return false
 }

@@ -169,17 +169,17 @@ func TestCwdCheckMemoised(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newPass(New(Options{}), nil)
-	if !p.cwdExists(dir) {
+	if !p.cwds.Exists(dir) {
 		t.Fatal("an existing directory reported missing")
 	}
 	os.Remove(dir)
-	if !p.cwdExists(dir) {
+	if !p.cwds.Exists(dir) {
 		t.Error("the second check of one directory in a pass looked again")
 	}
-	if newPass(New(Options{}), nil).cwdExists(dir) {
+	if newPass(New(Options{}), nil).cwds.Exists(dir) {
 		t.Error("a new pass did not look again")
 	}
-	if !p.cwdExists("") {
+	if !p.cwds.Exists("") {
 		t.Error("an unknown cwd counts as missing")
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 )
 
 const (
@@ -30,27 +28,6 @@ func isDefaultTitle(t string) bool {
 func clean(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	return strings.ReplaceAll(s, "\x00", "")
-}
-
-// oneLine collapses all white space (newlines included) into single spaces,
-// trims, and caps the result at max runes with an ellipsis.
-func oneLine(s string, max int) string {
-	return capRunes(strings.Join(strings.Fields(s), " "), max)
-}
-
-// capRunes cuts s to at most max runes, marking the cut with "…".
-func capRunes(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == max-1 {
-			return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
-		}
-		n++
-	}
-	return s
 }
 
 // parseTime reads a time column. OpenCode stores Unix milliseconds;

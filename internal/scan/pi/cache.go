@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
@@ -63,15 +64,15 @@ func (s *Scanner) summary(c candidate) *summary {
 		return e.sum
 	}
 	s.parses.Add(1)
-	sum, err := readSummary(c.path, c.sig.size)
+	sum, err := readSummary(c.path, c.sig.Size)
 	switch {
 	case err != nil:
 		if !errors.Is(err, fs.ErrNotExist) {
-			s.logOnce(c.path, "cannot read Pi session file", "err", err)
+			s.problems.Error(c.path, "cannot read Pi session file", "err", err)
 		}
 		sum = &summary{}
 	case sum.readErr != nil || sum.badLines > 0:
-		s.logOnce(c.path, "Pi session file partly unreadable; listing what could be read",
+		s.problems.Error(c.path, "Pi session file partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
 	s.mu.Lock()
@@ -109,7 +110,7 @@ func readHeader(path string) (header, error) {
 		return header{}, err
 	}
 	defer f.Close()
-	line, tooLong, err := newLineReader(f).next()
+	line, tooLong, err := jsonl.NewReader(f, maxLineBytes).Next()
 	if errors.Is(err, io.EOF) || tooLong {
 		return header{}, errNoHeader
 	}
@@ -143,9 +144,7 @@ func (s *Scanner) prune(used map[string]bool, cands []candidate) {
 			delete(s.heads, p)
 		}
 	}
-	for p := range s.logged {
-		if strings.HasPrefix(p, s.dir) && !exists[p] && !isDir(p) {
-			delete(s.logged, p)
-		}
-	}
+	s.problems.ForgetIf(func(p string) bool {
+		return strings.HasPrefix(p, s.dir) && !exists[p] && !isDir(p)
+	})
 }

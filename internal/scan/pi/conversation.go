@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
@@ -30,12 +31,12 @@ type transcript struct {
 // returned with what was read.
 func readTranscript(ctx context.Context, r io.Reader) (*transcript, error) {
 	t := &transcript{}
-	lr := newLineReader(r)
+	lr := jsonl.NewReader(r, maxLineBytes)
 	for n := 0; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return t, ctx.Err()
 		}
-		line, tooLong, err := lr.next()
+		line, tooLong, err := lr.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				if n == 0 {

@@ -19,6 +19,10 @@ import (
 // line is still reported as broken. Values that are used are decoded with
 // encoding/json where they need it (escapes, invalid UTF-8, numbers).
 
+// Not shared with scan/claude's walker, which skims nested values and
+// accepts looser literals: see the note there. This one checks every
+// level, so a line Pi tore mid-write is always bad.
+
 var errSyntax = errors.New("malformed JSON")
 
 // maxDepth bounds nesting, so a hostile line cannot grow the walk without

@@ -12,29 +12,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"paddock/internal/scan/filesig"
 )
-
-// fileSig identifies one version of a file: an append changes size and
-// mtime, a rewrite by rename changes the inode.
-type fileSig struct {
-	size    int64
-	mtimeNs int64
-	ino     uint64
-}
-
-func sigOf(st fs.FileInfo) fileSig {
-	return fileSig{size: st.Size(), mtimeNs: st.ModTime().UnixNano(), ino: inode(st)}
-}
 
 // candidate is one *.jsonl file found by the stat pass.
 type candidate struct {
 	path     string
-	sig      fileSig
+	sig      filesig.Sig
 	isolated bool   // in a legacy isolation folder (its own quota)
 	nameID   string // the id part of <timestamp>_<id>.jsonl: a hint, never the identity
 }
 
-func (c candidate) mtime() time.Time { return time.Unix(0, c.sig.mtimeNs) }
+func (c candidate) mtime() time.Time { return c.sig.Mtime() }
 
 // maxStatWorkers bounds the goroutines of the stat pass: a few overlap the
 // kernel work of different folders; more add nothing on a small machine.
@@ -95,7 +85,7 @@ func (s *Scanner) walk(ctx context.Context) ([]candidate, []string, error) {
 		dirs = append(dirs, r.dirs...)
 	}
 	slices.SortFunc(out, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(b.sig.mtimeNs, a.sig.mtimeNs), strings.Compare(a.path, b.path))
+		return cmp.Or(cmp.Compare(b.sig.MtimeNs, a.sig.MtimeNs), strings.Compare(a.path, b.path))
 	})
 	return out, dirs, nil
 }
@@ -107,7 +97,7 @@ func (s *Scanner) walkDir(ctx context.Context, dir string, cands *[]candidate, d
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil && len(entries) == 0 {
-		s.logOnce(dir, "cannot list Pi session folder", "err", err)
+		s.problems.Error(dir, "cannot list Pi session folder", "err", err)
 		return
 	}
 	*dirs = append(*dirs, dir)
@@ -136,7 +126,7 @@ func (s *Scanner) stat(path string, e fs.DirEntry) (candidate, bool) {
 	}
 	if err != nil {
 		if !os.IsNotExist(err) { // removed since the listing: no news
-			s.logOnce(path, "cannot stat Pi session file", "err", err)
+			s.problems.Error(path, "cannot stat Pi session file", "err", err)
 		}
 		return candidate{}, false
 	}
@@ -148,7 +138,7 @@ func (s *Scanner) stat(path string, e fs.DirEntry) (candidate, bool) {
 		nameID = stem
 	}
 	rel := strings.TrimPrefix(path, s.sessionsDir()+string(filepath.Separator))
-	return candidate{path: path, sig: sigOf(st), isolated: isolated(filepath.ToSlash(rel)), nameID: nameID}, true
+	return candidate{path: path, sig: filesig.Of(st), isolated: isolated(filepath.ToSlash(rel)), nameID: nameID}, true
 }
 
 func isDir(path string) bool {

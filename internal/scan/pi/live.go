@@ -54,10 +54,10 @@ func (s *Scanner) claims(ctx context.Context) (out []claim, ok bool) {
 	}
 	procs, err := s.procs(ctx)
 	if err != nil {
-		s.logOnce("processes", "cannot read the process table for Pi liveness", "err", err)
+		s.problems.Error("processes", "cannot read the process table for Pi liveness", "err", err)
 		return nil, false
 	}
-	s.forget("processes")
+	s.problems.Forget("processes")
 	for _, p := range procs {
 		if p.Runtime != runtimeName || !p.Interactive || p.PID <= 0 {
 			continue

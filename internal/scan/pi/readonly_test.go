@@ -2,51 +2,14 @@ package pi
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
-	"maps"
-	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"paddock/internal/procscan"
+	"paddock/internal/scan/scantest"
 	"paddock/internal/sharedtest"
 )
-
-// treeState records every entry under root: mode, size, mtime and a hash
-// of file contents. Directories are included, so a created or removed
-// file shows as a changed directory too.
-func treeState(t *testing.T, root string) map[string]string {
-	t.Helper()
-	state := make(map[string]string)
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := os.Lstat(path)
-		if err != nil {
-			return err
-		}
-		sum := ""
-		if info.Mode().IsRegular() {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			h := sha256.Sum256(data)
-			sum = hex.EncodeToString(h[:])
-		}
-		state[path] = fmt.Sprintf("%v %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), sum)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return state
-}
 
 // Every public method, on every recording and fixture — including the v1
 // files Pi itself would migrate in place — leaves the agent dir exactly as
@@ -69,7 +32,7 @@ func TestReadOnly(t *testing.T) {
 		}
 	}
 	writeFile(t, filepath.Join(agent, "sessions", "--x--", "not-a-session.jsonl"), `{"type":"agent_start"}`+"\n")
-	before := treeState(t, agent)
+	before := scantest.TreeState(t, agent)
 
 	s := newTestScanner(agent, func(o *Options) {
 		o.Processes = func(context.Context) ([]procscan.AgentProcess, error) {
@@ -105,15 +68,6 @@ func TestReadOnly(t *testing.T) {
 		s.WatchDirs()
 	}
 
-	after := treeState(t, agent)
-	for _, p := range slices.Sorted(maps.Keys(before)) {
-		if after[p] != before[p] {
-			t.Errorf("%s changed:\n  before %s\n  after  %s", p, before[p], after[p])
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s created", p)
-		}
-	}
+	after := scantest.TreeState(t, agent)
+	scantest.SameTree(t, before, after)
 }

@@ -27,6 +27,9 @@ import (
 	"sync/atomic"
 
 	"paddock/internal/procscan"
+	"paddock/internal/scan/filesig"
+	"paddock/internal/scan/logonce"
+	"paddock/internal/scan/workdir"
 	"paddock/internal/session"
 )
 
@@ -73,7 +76,6 @@ func DefaultDir() string {
 type Scanner struct {
 	dir         string // absolute, clean; "" = none
 	sessions    string // dir/sessions
-	log         *slog.Logger
 	home        string // for Project "~"
 	procs       func(ctx context.Context) ([]procscan.AgentProcess, error)
 	termSession func(string) string
@@ -85,21 +87,21 @@ type Scanner struct {
 	// re-read without timing anything.
 	parses atomic.Int64
 
-	mu     sync.Mutex
-	sums   map[string]sumEntry  // by path: what the last scans read
-	heads  map[string]headEntry // by path: header ids, for lookups by id
-	logged map[string]bool      // problems already logged, by path or topic
-	dirs   []string             // directories of the last walk
-	last   *lastScan
+	mu       sync.Mutex
+	sums     map[string]sumEntry  // by path: what the last scans read
+	heads    map[string]headEntry // by path: header ids, for lookups by id
+	problems *logonce.Logger      // problems already logged, by path or topic
+	dirs     []string             // directories of the last walk
+	last     *lastScan
 }
 
 type sumEntry struct {
-	sig fileSig
+	sig filesig.Sig
 	sum *summary
 }
 
 type headEntry struct {
-	sig fileSig
+	sig filesig.Sig
 	id  string // "" when the file is no Pi session
 }
 
@@ -130,14 +132,13 @@ func New(opts Options) *Scanner {
 	return &Scanner{
 		dir:         dir,
 		sessions:    filepath.Join(dir, "sessions"),
-		log:         log.With("runtime", runtimeName),
 		home:        home,
 		procs:       opts.Processes,
 		termSession: opts.TerminalSession,
 		dirExists:   isDir,
 		sums:        make(map[string]sumEntry),
 		heads:       make(map[string]headEntry),
-		logged:      make(map[string]bool),
+		problems:    logonce.New(log.With("runtime", runtimeName)),
 	}
 }
 
@@ -187,7 +188,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 		return slices.Clone(last.out), nil
 	}
 
-	p := pass{s: s, claims: claims, cwds: make(map[string]bool), seen: make(map[string]bool), used: make(map[string]bool)}
+	p := pass{s: s, claims: claims, cwds: workdir.NewMemo(s.dirExists), seen: make(map[string]bool), used: make(map[string]bool)}
 	heap, iso := 0, 0
 	for _, c := range cands {
 		if err := ctx.Err(); err != nil {
@@ -216,7 +217,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 		return cmp.Or(b.Updated.Compare(a.Updated), cmp.Compare(a.ID, b.ID))
 	})
 	s.mu.Lock()
-	s.last = &lastScan{limit: limit, keep: keep, cands: cands, claims: claims, procOK: procOK, cwds: p.cwds, out: p.out}
+	s.last = &lastScan{limit: limit, keep: keep, cands: cands, claims: claims, procOK: procOK, cwds: p.cwds.Checked(), out: p.out}
 	s.mu.Unlock()
 	return slices.Clone(p.out), nil
 }
@@ -242,7 +243,7 @@ func (s *Scanner) unchanged(last *lastScan, limit int, keep []string, cands []ca
 type pass struct {
 	s      *Scanner
 	claims []claim
-	cwds   map[string]bool // cwd existence, checked once per scan
+	cwds   *workdir.Memo   // cwd existence, for this scan
 	seen   map[string]bool // header ids already decided
 	used   map[string]bool // files whose summary this scan used
 	out    []session.Info
@@ -256,23 +257,11 @@ func (p *pass) add(c candidate) bool {
 		return false
 	}
 	p.seen[sum.id] = true
-	if !sum.listable || ephemeralCwd(sum.cwd) || !p.cwdExists(sum.cwd) {
+	if !sum.listable || workdir.Ephemeral(sum.cwd) || !p.cwds.Exists(sum.cwd) {
 		return false
 	}
 	p.out = append(p.out, p.s.info(c, sum, p.claims))
 	return true
-}
-
-func (p *pass) cwdExists(cwd string) bool {
-	if cwd == "" {
-		return true // old sessions have none; nothing says it is gone
-	}
-	ok, done := p.cwds[cwd]
-	if !done {
-		ok = p.s.dirExists(cwd)
-		p.cwds[cwd] = ok
-	}
-	return ok
 }
 
 // addKept adds the sessions named in keep that the limits left out. Files
@@ -313,7 +302,7 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 		return session.Info{}, err
 	}
 	sum := s.summary(c)
-	if !sum.listable || sum.id != id || ephemeralCwd(sum.cwd) {
+	if !sum.listable || sum.id != id || workdir.Ephemeral(sum.cwd) {
 		return session.Info{}, session.ErrNotFound
 	}
 	claims, _ := s.claims(ctx)
@@ -338,11 +327,11 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case t == nil:
-		s.logOnce(c.path, "cannot read Pi session file", "err", err)
+		s.problems.Error(c.path, "cannot read Pi session file", "err", err)
 		return nil, err
 	}
 	if err != nil || t.badLines > 0 {
-		s.logOnce(c.path, "Pi session file partly unreadable; showing what could be read",
+		s.problems.Error(c.path, "Pi session file partly unreadable; showing what could be read",
 			"bad_lines", t.badLines, "err", err)
 	}
 	return msgs, nil
@@ -392,25 +381,6 @@ func (s *Scanner) WatchDirs() []string {
 		}
 	}
 	return dirs
-}
-
-// logOnce logs a problem the first time it is seen, not on every rescan.
-// Only the path is logged: session content is private.
-func (s *Scanner) logOnce(key, msg string, args ...any) {
-	s.mu.Lock()
-	done := s.logged[key]
-	s.logged[key] = true
-	s.mu.Unlock()
-	if !done {
-		s.log.Error(msg, append([]any{"path", key}, args...)...)
-	}
-}
-
-// forget lets a problem that went away be logged again if it comes back.
-func (s *Scanner) forget(key string) {
-	s.mu.Lock()
-	delete(s.logged, key)
-	s.mu.Unlock()
 }
 
 // info builds the list entry of a session file.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"paddock/internal/procscan"
+	"paddock/internal/scan/filesig"
 	"paddock/internal/session"
 )
 
@@ -97,7 +98,7 @@ func TestScanSignature(t *testing.T) {
 	setMtime(t, a, st.ModTime())
 	before := s.parses.Load()
 	scan()
-	if s.parses.Load() == before && inode(st) != 0 {
+	if s.parses.Load() == before && filesig.Of(st).Ino != 0 {
 		t.Error("a file replaced by rename was not re-read")
 	}
 

@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"paddock/internal/scan/clip"
+	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
@@ -75,11 +77,11 @@ type summaryBuilder struct {
 }
 
 func (b *summaryBuilder) read(r io.Reader, size int64) {
-	lr := newLineReader(r)
+	lr := jsonl.NewReader(r, maxLineBytes)
 	tailStart := size - tailBytes
 	for n := 0; ; n++ {
-		start := lr.off
-		line, tooLong, err := lr.next()
+		start := lr.Offset()
+		line, tooLong, err := lr.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.s.readErr = err
@@ -175,7 +177,7 @@ func (b *summaryBuilder) entry(e *entry) {
 		}
 		switch e.Role {
 		case roleUser:
-			p := capRunes(e.Text, maxPromptRunes)
+			p := clip.Runes(e.Text, maxPromptRunes)
 			if b.s.prompts == 0 {
 				b.s.firstPrompt = p
 			}
@@ -190,9 +192,9 @@ func (b *summaryBuilder) entry(e *entry) {
 func (b *summaryBuilder) finish() *summary {
 	s := b.s
 	s.listable = s.valid && (s.prompts > 0 || b.answered)
-	if t := oneLine(b.name, maxTitleRunes); t != "" {
+	if t := clip.Line(b.name, maxTitleRunes); t != "" {
 		s.title, s.titleSource = t, session.TitleCustom
-	} else if t := oneLine(s.firstPrompt, maxTitleRunes); t != "" {
+	} else if t := clip.Line(s.firstPrompt, maxTitleRunes); t != "" {
 		s.title, s.titleSource = t, session.TitlePrompt
 	}
 	if s.created.IsZero() {

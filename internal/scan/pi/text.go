@@ -2,8 +2,6 @@ package pi
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 const (
@@ -16,27 +14,6 @@ const (
 	// is not an id paddock can put in a URL.
 	maxIDBytes = 128
 )
-
-// oneLine collapses white space (newlines included) to single spaces and
-// caps the result at max runes.
-func oneLine(s string, max int) string {
-	return capRunes(strings.Join(strings.Fields(s), " "), max)
-}
-
-// capRunes cuts s to at most max runes, marking a cut with "…".
-func capRunes(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == max-1 {
-			return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
-		}
-		n++
-	}
-	return s
-}
 
 // validID reports whether a header id can name a session in paddock: it
 // ends up in URLs (/s/pi/{id}) and session keys, so it must be short,
@@ -55,18 +32,6 @@ func validID(id string) bool {
 		}
 	}
 	return id != "." && id != ".."
-}
-
-// ephemeralCwd reports a working directory that a tool creates and deletes
-// over and over (a path segment starting "oc-manager-", seed 002 §6): its
-// sessions would vanish and come back in bulk, so they are never listed.
-func ephemeralCwd(cwd string) bool {
-	for seg := range strings.FieldsFuncSeq(cwd, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if strings.HasPrefix(seg, "oc-manager-") {
-			return true
-		}
-	}
-	return false
 }
 
 // Legacy isolation folders: corral (the tool seed 002 describes) once gave

@@ -1,0 +1,33 @@
+// Package clip shortens text for a session card on a phone: a title or a
+// prompt preview must stay one line, and a pasted log must not make every
+// list entry (and every list sent to a phone) huge.
+package clip
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Runes cuts s to at most max runes, the last of them "…" when it cut;
+// white space before the "…" is dropped. A max of 0 or less leaves s as
+// it is.
+func Runes(s string, max int) string {
+	if max <= 0 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max-1 {
+			return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// Line folds every run of white space (newlines included) into one space,
+// trims the ends, and cuts the result to max runes (Runes).
+func Line(s string, max int) string {
+	return Runes(strings.Join(strings.Fields(s), " "), max)
+}

@@ -1,0 +1,44 @@
+package clip
+
+import "testing"
+
+func TestRunes(t *testing.T) {
+	tests := []struct {
+		s    string
+		max  int
+		want string
+	}{
+		{"", 5, ""},
+		{"hello", 5, "hello"},
+		{"hello!", 5, "hell…"},
+		{"héllo wörld", 7, "héllo…"}, // the space before the cut goes
+		{"日本語のテキスト", 4, "日本語…"},
+		{"abc", 1, "…"},
+		{"abc", 0, "abc"},
+		{"abc", -1, "abc"},
+		{"\xff\xfeabc", 3, "\xff\xfe…"}, // invalid bytes count as one rune each
+	}
+	for _, tt := range tests {
+		if got := Runes(tt.s, tt.max); got != tt.want {
+			t.Errorf("Runes(%q, %d) = %q, want %q", tt.s, tt.max, got, tt.want)
+		}
+	}
+}
+
+func TestLine(t *testing.T) {
+	tests := []struct {
+		s    string
+		max  int
+		want string
+	}{
+		{"  fix\tthe\n\n  bug \r\n", 100, "fix the bug"},
+		{"one\ntwo three", 7, "one tw…"},
+		{"one two", 5, "one…"},
+		{"\n\t ", 10, ""},
+	}
+	for _, tt := range tests {
+		if got := Line(tt.s, tt.max); got != tt.want {
+			t.Errorf("Line(%q, %d) = %q, want %q", tt.s, tt.max, got, tt.want)
+		}
+	}
+}
