@@ -214,3 +214,13 @@ type Question struct {
 	Multi                  bool
 	Options                []Option
 }
+
+// AuditEntry is one line of the audit log page.
+type AuditEntry struct {
+	AtISO    string `json:"at"`
+	AtText   string `json:"-"`
+	Who      string `json:"who"`
+	Action   string `json:"action"`
+	Detail   string `json:"detail"`
+	Decision bool   `json:"-"` // a decision on an agent's prompt or question
+}

@@ -140,4 +140,13 @@ func TestApprovalCardFromThePage(t *testing.T) {
 	if got, _ := r.items.Get(it.ID); got.Message != "use staging" {
 		t.Fatalf("message %q", got.Message)
 	}
+	// The audit log names the decision and the device that made it.
+	w = r.do(h, http.MethodGet, "/audit", withCookie(tok))
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "approval.denied") || !strings.Contains(w.Body.String(), it.ID) ||
+		!strings.Contains(w.Body.String(), "(device:") {
+		t.Fatalf("audit page %d:\n%s", w.Code, w.Body)
+	}
+	if w := r.do(h, http.MethodGet, "/audit"); w.Code == http.StatusOK {
+		t.Fatal("the audit log without a device session")
+	}
 }

@@ -90,6 +90,7 @@ func newRig(t *testing.T) *rig {
 		AllowedHosts: func() []string { return []string{"127.0.0.1", "localhost", "::1", "paddock.test"} },
 		HTTPSPort:    7443,
 		Approvals:    r.items,
+		Audit:        st,
 	})
 	if err != nil {
 		t.Fatal(err)

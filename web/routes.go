@@ -41,6 +41,8 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.POST("/s/:runtime/:id/key/:key", s.keyFromPage)
 	a.POST("/logout", s.logout)
 	a.POST("/approvals/:id", s.decideFromPage)
+	a.GET("/audit", s.auditPage)
+	a.GET("/api/v1/audit", s.apiAudit)
 	a.GET("/api/v1/approvals", s.apiApprovals)
 	a.POST("/api/v1/approvals/:id", s.apiDecide)
 	a.GET("/api/v1/questions", s.apiQuestions)

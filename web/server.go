@@ -47,9 +47,11 @@ type Options struct {
 	// Approvals are the prompts and questions answered from the phone;
 	// nil: none are.
 	Approvals Approvals
-	Auth      *auth.Service
-	CSRFKey   []byte
-	CA        CA
+	// Audit reads the audit log; nil: no audit page.
+	Audit   AuditReader
+	Auth    *auth.Service
+	CSRFKey []byte
+	CA      CA
 	// AllowedHosts returns the host names and addresses this server answers
 	// to (the certificate's SANs plus configured names). Requests for any
 	// other Host are refused, which defeats DNS rebinding.

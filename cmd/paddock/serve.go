@@ -177,6 +177,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		Subagents:    scanner,
 		Hosting:      hosting,
 		Approvals:    items,
+		Audit:        a.store,
 		Auth:         a.auth,
 		CSRFKey:      csrfKey,
 		CA:           cm,
