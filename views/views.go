@@ -195,6 +195,7 @@ type Approval struct {
 	Input               string // the whole input, indented JSON
 	PlanHTML            template.HTML
 	CanAllow, CanDeny   bool
+	AllowLabel          string // "" is Approve
 	CanAlways           bool
 	AlwaysScope         string // what "Always" grants, in words
 	Questions           []Question

@@ -231,8 +231,14 @@ func (s *Server) approvalView(it pending.Item) views.Approval {
 			v.Command, v.Input = "", ""
 		}
 	}
-	if it.Key.Runtime == "codex" {
+	switch it.Key.Runtime {
+	case "codex":
 		v.Note = "Codex shows its own prompt only after paddock answers or the hold ends (" + relTime(s.opts.Now(), it.Expires) + ")."
+	case "kimi":
+		v.AllowLabel = "Let it run"
+		v.Note = "Kimi Code takes no approval from outside: Deny stops this call; Let it run makes Kimi ask in its own terminal."
+	case "cursor":
+		v.Note = "Cursor waits for paddock; if nobody answers by " + relTime(s.opts.Now(), it.Expires) + ", Cursor asks in its own window."
 	}
 	v.Resolved = resolvedText(it)
 	switch it.Resolution {
@@ -270,6 +276,9 @@ func inputText(raw json.RawMessage) (command, full string) {
 func resolvedText(it pending.Item) string {
 	switch it.Resolution {
 	case pending.Allowed:
+		if it.Key.Runtime == "kimi" {
+			return "Let it run: Kimi asks in its terminal"
+		}
 		return "Approved ✓"
 	case pending.Always:
 		return "Always allowed ✓"

@@ -263,4 +263,42 @@ func TestApprovalsEndToEnd(t *testing.T) {
 			t.Fatalf("the denied command ran: %q", b)
 		}
 	})
+
+	t.Run("kimi", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+		defer cancel()
+		// Kimi takes only a deny from outside: --kimi-hold offers it.
+		agent, api := hookedAgent(t, ctx, agenttest.Kimi, nil, []string{"--kimi-hold", "2m"})
+		if err := api.get("/api/v1/approvals", &map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+		term := agent.Start(t)
+		term.Expect(ctx, agent.Ready)
+		out := filepath.Join(agent.Cwd, "mock_out.txt")
+
+		term.Type("please RUN the thing")
+		it := waitItem(t, api, "approvals", func(it approvalItem) bool { return strings.HasPrefix(it.Session, "kimi:") })
+		if it.Tool != "Bash" || it.Input.Command != mockmodel.RunCommand(1) {
+			t.Fatalf("kimi item %+v", it)
+		}
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny", "message": "not from the phone"}); status != http.StatusOK {
+			t.Fatalf("deny: %d %s", status, msg)
+		}
+		term.Expect(ctx, regexp.MustCompile(`not from the phone`))
+		if b, _ := os.ReadFile(out); strings.Contains(string(b), "hello-from-mock-1") {
+			t.Fatalf("the denied command ran: %q", b)
+		}
+
+		// "Let it run": no decision, and Kimi asks in its own terminal.
+		term.Type("RUN it again please")
+		it = waitItem(t, api, "approvals", func(x approvalItem) bool { return x.Input.Command == mockmodel.RunCommand(2) })
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusOK {
+			t.Fatalf("let it run: %d %s", status, msg)
+		}
+		term.Answer(agent.Dialogs.Approval, agent.Dialogs.Approve...)
+		until(t, 30*time.Second, "the command approved in Kimi's terminal", func() (bool, string) {
+			b, _ := os.ReadFile(out)
+			return strings.Contains(string(b), "hello-from-mock-2"), string(b)
+		})
+	})
 }

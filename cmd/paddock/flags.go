@@ -55,8 +55,9 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 		fs.DurationVar(&cfg.SweepInterval, "sweep", cfg.SweepInterval, "periodic rescan interval (also how soon a dead process shows as ended)")
 		fs.DurationVar(&cfg.ProcessCheck, "process-check", cfg.ProcessCheck, "how often live sessions' agent processes are checked (gone → ended) and measured")
 		fs.StringVar(&cfg.Density, "density", cfg.Density, "permission signals: low (PermissionRequest and timers), medium (+ permission notifications), high (+ notifications without a known tool call)")
-		fs.DurationVar(&cfg.CodexHold, "codex-hold", cfg.CodexHold, "how long a Codex permission prompt waits for the phone before Codex shows its own prompt (0: never held; at most 10m)")
+		fs.DurationVar(&cfg.CodexHold, "codex-hold", cfg.CodexHold, "how long a Codex permission prompt (and a Cursor shell or MCP approval) waits for the phone before the agent asks in its own terminal (0: never held; at most 10m)")
 		fs.DurationVar(&cfg.PiHold, "pi-hold", cfg.PiHold, "gate Pi's tool calls (bash, edit, write, …) through the phone, each waiting at most this long before Pi goes on (0, the default: off; at most 10m)")
+		fs.DurationVar(&cfg.KimiHold, "kimi-hold", cfg.KimiHold, "hold Kimi Code's tool calls this long each for a deny from the phone (Kimi takes no remote approval: \"let it run\" makes it ask in its terminal; 0, the default: off; at most 10m)")
 		fs.DurationVar(&cfg.SleepIdle, "sleep-idle", cfg.SleepIdle, "put hosted sessions idle this long to sleep to free memory (15m to 4h; 0, the default, is off); Resume brings them back")
 		fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	}
@@ -85,6 +86,9 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 	}
 	if cfg.CodexHold < 0 || cfg.CodexHold > 10*time.Minute {
 		return cfg, fs, errors.New("--codex-hold is from 0 (never held) to 10m")
+	}
+	if cfg.KimiHold < 0 || cfg.KimiHold > 10*time.Minute {
+		return cfg, fs, errors.New("--kimi-hold is from 0 (off) to 10m")
 	}
 	if cfg.PiHold < 0 || cfg.PiHold > 10*time.Minute {
 		return cfg, fs, errors.New("--pi-hold is from 0 (off) to 10m")

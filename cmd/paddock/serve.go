@@ -143,7 +143,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		codexHold = approvals.NoCodexHold
 	}
 	decider := approvals.New(approvals.Options{Broker: items, Logger: log.With("component", "approvals"),
-		CodexHold: codexHold, PiHold: cfg.PiHold, Watching: recentlyActive(a.store)})
+		CodexHold: codexHold, PiHold: cfg.PiHold, KimiHold: cfg.KimiHold, Watching: recentlyActive(a.store)})
 	hooks, err := openHookListener(cfg, states, decider, log.With("component", "hooks"))
 	if err != nil {
 		return err

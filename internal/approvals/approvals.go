@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -44,8 +45,9 @@ type Options struct {
 	// meanwhile, so a long hold costs nothing.
 	ClaudeHold time.Duration
 	// CodexHold bounds a Codex prompt: Codex shows its own prompt only
-	// once the hook returned. 0 takes the default (120 s); NoCodexHold
-	// never holds one.
+	// once the hook returned (and so does Cursor's shell and MCP approval,
+	// held as long). 0 takes the default (120 s); NoCodexHold never holds
+	// one.
 	CodexHold time.Duration
 	// PiHold gates Pi's tool calls through the phone (its extension waits
 	// for paddock before a tool runs): 0, the default, never holds one —
@@ -53,6 +55,11 @@ type Options struct {
 	// call would stop it when nobody answers. Read-only tools are never
 	// held.
 	PiHold time.Duration
+	// KimiHold holds Kimi Code's tool calls (its PreToolUse hook, awaited
+	// before its own prompt) for a deny from the phone; 0, the default,
+	// never holds one. Kimi takes no approval from outside: "allow" lets it
+	// ask in its terminal.
+	KimiHold time.Duration
 	// Watching reports whether someone may answer on the phone (a paired
 	// device seen lately). Codex and Pi are held only then, since they
 	// wait for the hold; nil: always.
@@ -124,7 +131,7 @@ func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) 
 		return time.Time{}, nil, false
 	}
 	rt, ok := runtimes[ev.Runtime]
-	if !ok || ev.Name != rt.event || ev.SessionID == "" {
+	if !ok || !slices.Contains(rt.events, ev.Name) || ev.SessionID == "" {
 		s.desk(ctx, ev, payload)
 		return time.Time{}, nil, false
 	}
@@ -135,10 +142,13 @@ func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) 
 	}
 	hold := s.o.ClaudeHold
 	switch ev.Runtime {
-	case hookstate.RuntimeCodex:
+	case hookstate.RuntimeCodex, hookstate.RuntimeCursor:
 		hold = s.o.CodexHold
-	case hookstate.RuntimePi:
+	case hookstate.RuntimePi, hookstate.RuntimeKimi:
 		hold = s.o.PiHold
+		if ev.Runtime == hookstate.RuntimeKimi {
+			hold = s.o.KimiHold
+		}
 		if readOnlyTools[req.Tool] {
 			return time.Time{}, nil, false
 		}
@@ -173,6 +183,17 @@ func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) 
 			}
 			if _, ok := s.o.Broker.Release(context.WithoutCancel(ctx), it.ID, res, by); ok {
 				s.log.Info("decision released", "item", it.ID, "resolution", res)
+			}
+			// Released now, or decided a moment before: the outcome is
+			// on its way (the broker delivers it before Decide returns).
+			// No decision is answered in the agent's own words where it
+			// needs some (Cursor's "ask"); nil for the others.
+			select {
+			case out, ok := <-outcome:
+				if ok {
+					return rt.encode(req, out)
+				}
+			case <-time.After(time.Second):
 			}
 			return nil
 		}
@@ -226,8 +247,9 @@ func sameJSON(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// readOnlyTools are Pi's tools that change nothing: never held.
-var readOnlyTools = map[string]bool{"read": true, "grep": true, "find": true, "ls": true}
+// readOnlyTools are Pi's and Kimi's tools that change nothing: never held.
+var readOnlyTools = map[string]bool{"read": true, "grep": true, "find": true, "ls": true,
+	"ReadFile": true, "Glob": true, "Grep": true, "SearchWeb": true, "FetchURL": true, "ReadMediaFile": true}
 
 // request is what a decision hook's payload says, as far as paddock
 // answers it. Claude and Codex send tool_input and tool_use_id; paddock's
@@ -239,6 +261,8 @@ type request struct {
 	Suggestions json.RawMessage `json:"permission_suggestions"`
 	PiInput     json.RawMessage `json:"input"`
 	ToolCallID  string          `json:"tool_call_id"`
+	Command     string          `json:"command"` // Cursor's beforeShellExecution
+	URL         string          `json:"url"`     // Cursor's beforeMCPExecution: the MCP server
 }
 
 // input is the part of a tool input paddock reads.

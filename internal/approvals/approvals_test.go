@@ -295,3 +295,84 @@ func TestPiGate(t *testing.T) {
 		}
 	}
 }
+
+// TestCursorEncodings follows Cursor's documented hooks (the CLI cannot be
+// installed here): beforeShellExecution and beforeMCPExecution take
+// allow/deny in snake_case, and no decision is "ask" — Cursor asks its
+// user — never an empty answer it might take for allow.
+func TestCursorEncodings(t *testing.T) {
+	shell := []byte(`{"conversation_id":"c-1","generation_id":"g-1","hook_event_name":"beforeShellExecution","command":"npm publish","cwd":"/p","timeout":30}`)
+	mcp := []byte(`{"conversation_id":"c-1","hook_event_name":"beforeMCPExecution","tool_name":"deploy","tool_input":"{\"env\":\"prod\"}","url":"http://127.0.0.1:9/mcp"}`)
+	for _, tc := range []struct {
+		name, event string
+		payload     []byte
+		d           *pending.Decision
+		res         pending.Resolution
+		want        string
+		tool        string
+	}{
+		{"shell allowed", "beforeShellExecution", shell, &pending.Decision{Verb: pending.VerbAllow, By: "device:1"}, "", `{"permission":"allow"}`, "Shell"},
+		{"shell denied", "beforeShellExecution", shell, &pending.Decision{Verb: pending.VerbDeny, Message: "not prod", By: "device:1"}, "",
+			`{"agent_message":"not prod","permission":"deny","user_message":"not prod"}`, "Shell"},
+		{"mcp expired", "beforeMCPExecution", mcp, nil, pending.Expired, `{"permission":"ask"}`, "deploy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := pending.New(pending.Options{})
+			s := New(Options{Broker: b})
+			ev, err := hookstate.Decode("cursor", tc.event, tc.payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, wait, ok := s.Hold(t.Context(), ev, tc.payload)
+			if !ok {
+				t.Fatal("not held")
+			}
+			it := b.List(pending.Filter{PendingOnly: true})[0]
+			if it.Tool != tc.tool || strings.Join(it.Can, ",") != "allow,deny" {
+				t.Fatalf("item %+v", it)
+			}
+			if tc.d != nil {
+				_, err = b.Decide(t.Context(), it.ID, *tc.d)
+			} else {
+				b.Release(t.Context(), it.ID, tc.res, "paddock")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(wait(t.Context())); got != tc.want {
+				t.Fatalf("printed %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestKimiDenyOnly: Kimi's recorded PreToolUse, held with KimiHold; a
+// deny is the verified hookSpecificOutput, anything else no output (Kimi
+// then asks in its terminal); without KimiHold nothing is held.
+func TestKimiDenyOnly(t *testing.T) {
+	p := recorded(t, "kimi-2.1.0", "PreToolUse")[0]
+	ev, err := hookstate.Decode("kimi", "PreToolUse", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := New(Options{Broker: pending.New(pending.Options{})}).Hold(t.Context(), ev, p); ok {
+		t.Fatal("held without KimiHold")
+	}
+	for verb, want := range map[string]string{
+		pending.VerbDeny:  `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`,
+		pending.VerbAllow: "",
+	} {
+		b := pending.New(pending.Options{})
+		_, wait, ok := New(Options{Broker: b, KimiHold: time.Minute}).Hold(t.Context(), ev, p)
+		if !ok {
+			t.Fatal("not held")
+		}
+		it := b.List(pending.Filter{PendingOnly: true})[0]
+		if _, err := b.Decide(t.Context(), it.ID, pending.Decision{Verb: verb, Message: "no", By: "device:1"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(wait(t.Context())); got != want {
+			t.Fatalf("%s: printed %s, want %s", verb, got, want)
+		}
+	}
+}

@@ -10,15 +10,21 @@ import (
 // runtime is one agent's decision hook: which event carries it, what the
 // phone may answer, and how the answer is written back.
 type runtime struct {
-	event  string
+	events []string
 	item   func(ev hookstate.Event, r request) pending.Item
 	encode func(r request, out pending.Outcome) []byte
 }
 
 var runtimes = map[string]runtime{
-	hookstate.RuntimeClaude: {event: "PermissionRequest", item: claudeItem, encode: claudeEncode},
-	hookstate.RuntimeCodex:  {event: "PermissionRequest", item: codexItem, encode: codexEncode},
-	hookstate.RuntimePi:     {event: "tool_call", item: codexItem, encode: piEncode},
+	hookstate.RuntimeClaude: {events: []string{"PermissionRequest"}, item: claudeItem, encode: claudeEncode},
+	hookstate.RuntimeCodex:  {events: []string{"PermissionRequest"}, item: codexItem, encode: codexEncode},
+	hookstate.RuntimePi:     {events: []string{"tool_call"}, item: codexItem, encode: piEncode},
+	// Kimi Code 2.1.0 awaits PreToolUse before its own prompt, and takes
+	// only a deny from it ("allow" is ignored): deny, or let it ask.
+	hookstate.RuntimeKimi: {events: []string{"PreToolUse"}, item: codexItem, encode: kimiEncode},
+	// Cursor (from its documentation; the CLI cannot be installed here):
+	// it waits for these hooks before running the command.
+	hookstate.RuntimeCursor: {events: []string{"beforeShellExecution", "beforeMCPExecution"}, item: cursorItem, encode: cursorEncode},
 }
 
 // Claude Code tools with a card of their own.
@@ -150,5 +156,65 @@ func piEncode(r request, out pending.Outcome) []byte {
 		msg = denyMessage
 	}
 	b, _ := json.Marshal(map[string]any{"block": true, "reason": msg})
+	return b
+}
+
+// cursorItem: a shell command (its full text) or an MCP call (tool, its
+// JSON parameters, the server's URL); Cursor takes allow or deny.
+func cursorItem(ev hookstate.Event, r request) pending.Item {
+	it := pending.Item{Kind: pending.KindApproval, Tool: r.Tool, ToolUseID: r.ToolUseID, Can: []string{pending.VerbAllow, pending.VerbDeny}}
+	in := map[string]any{}
+	if r.Command != "" {
+		in["command"] = r.Command
+		if it.Tool == "" {
+			it.Tool = "Shell"
+		}
+	}
+	if string(r.Input) != "{}" {
+		in["tool_input"] = r.Input
+	}
+	if r.URL != "" {
+		in["url"] = r.URL
+	}
+	it.Input, _ = json.Marshal(in)
+	if it.Tool == "" {
+		it.Tool = "MCP"
+	}
+	return it
+}
+
+// cursorEncode answers beforeShellExecution / beforeMCPExecution in
+// Cursor's snake_case. Without a decision from the phone (the hold ended)
+// it answers "ask": Cursor then asks its user itself — an empty answer
+// could be taken as allow.
+func cursorEncode(r request, out pending.Outcome) []byte {
+	d := map[string]string{"permission": "ask"}
+	switch out.Item.Resolution {
+	case pending.Allowed:
+		d["permission"] = "allow"
+	case pending.Denied:
+		msg := out.Item.Message
+		if msg == "" {
+			msg = denyMessage
+		}
+		d["permission"], d["user_message"], d["agent_message"] = "deny", msg, msg
+	}
+	b, _ := json.Marshal(d)
+	return b
+}
+
+// kimiEncode: a deny blocks the call with the user's words (verified on
+// 2.1.0: no prompt, the tool result is the reason); anything else is no
+// decision, and Kimi shows its own prompt.
+func kimiEncode(r request, out pending.Outcome) []byte {
+	if out.Item.Resolution != pending.Denied {
+		return nil
+	}
+	msg := out.Item.Message
+	if msg == "" {
+		msg = denyMessage
+	}
+	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": msg}})
 	return b
 }

@@ -40,6 +40,9 @@ type Config struct {
 	// PiHold gates Pi's tool calls through the phone for at most this long
 	// each (0, the default: Pi runs its tools as it always does).
 	PiHold time.Duration
+	// KimiHold holds Kimi Code's tool calls for a deny from the phone for
+	// at most this long each (0, the default: off).
+	KimiHold time.Duration
 }
 
 // Default returns the embedded defaults, with paths resolved from the
