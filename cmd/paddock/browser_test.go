@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -142,8 +143,10 @@ func TestBrowserPairBoardSession(t *testing.T) {
 	step("back to board", chromedp.Navigate(base+"/"))
 	poll("board again", `document.getElementById("reconnecting").hidden === true && !!document.querySelector('[data-testid="card"]')`)
 	const waiting = "1e6fec4f-a6cb-42e2-ad9e-c92c9d1309d2"
-	relayHook(t, srv, "PermissionRequest", `{"session_id":"`+waiting+`","hook_event_name":"PermissionRequest","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`)
-	poll("needs you", `[...document.querySelectorAll('[data-testid="needs-you"] [data-testid="card"]')].some(c => c.dataset.state === "approval" && c.textContent.includes("rm -rf build"))`)
+	// paddock holds the hook for the phone: it runs in the background.
+	held := startRelayHook(t, srv, "PermissionRequest", `{"session_id":"`+waiting+`","hook_event_name":"PermissionRequest","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`)
+	poll("needs you", `[...document.querySelectorAll('[data-testid="needs-you"] [data-testid="approval"]')].some(c => c.textContent.includes("rm -rf build")) &&
+		[...document.querySelectorAll('#board > [data-testid="card"]')].some(c => c.dataset.state === "approval")`)
 	colours, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#board > [data-testid="card"]')].map(c => c.dataset.state + " " + getComputedStyle(c).borderLeftColor)`))
 	if err != nil {
 		t.Fatal(err)
@@ -157,8 +160,15 @@ func TestBrowserPairBoardSession(t *testing.T) {
 		t.Fatalf("state colours %q: approval must stand out from ended", colours)
 	}
 	shot(t, ctx, "board-needs-you")
+	// Answered at the desk: the tool ran. The held hook lets go with no
+	// decision, and the card says what happened.
 	relayHook(t, srv, "PostToolUse", `{"session_id":"`+waiting+`","hook_event_name":"PostToolUse","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`)
-	poll("strip gone", `!document.querySelector('[data-testid="needs-you"]') && [...document.querySelectorAll('[data-testid="card"]')].some(c => c.dataset.state === "working")`)
+	if out := held(); out != "" {
+		t.Fatalf("the hook answered at the desk printed %q", out)
+	}
+	poll("answered at the desk", `document.querySelector('[data-testid="approval-resolved"]')?.textContent.includes("at the desk") &&
+		!document.querySelector('[data-testid="needs-you"] [data-testid="approval"]:not(.resolved)') &&
+		[...document.querySelectorAll('[data-testid="card"]')].some(c => c.dataset.state === "working")`)
 }
 
 // phone is a chromium emulating an iPhone 13, with the steps the browser
@@ -243,6 +253,35 @@ func relayHook(t *testing.T, srv *server, event, payload string) {
 	cmd.Stdin = strings.NewReader(payload)
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 		t.Fatalf("paddock hook %s: %v %q", event, err, out)
+	}
+}
+
+// startRelayHook runs `paddock hook` in the background, for an event
+// paddock may hold; the func returned waits for it and returns what it
+// printed.
+func startRelayHook(t *testing.T, srv *server, event, payload string) func() string {
+	t.Helper()
+	cmd := exec.Command(paddockBinary(t), "hook", "--runtime", "claude", "--data-dir", srv.DataDir, event)
+	cmd.Env = append(os.Environ(), "TMUX_PANE=%3")
+	cmd.Stdin = strings.NewReader(payload)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return func() string {
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("paddock hook %s: %v", event, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("paddock hook %s still waits", event)
+		}
+		return out.String()
 	}
 }
 

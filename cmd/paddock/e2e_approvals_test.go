@@ -301,4 +301,30 @@ func TestApprovalsEndToEnd(t *testing.T) {
 			return strings.Contains(string(b), "hello-from-mock-2"), string(b)
 		})
 	})
+
+	t.Run("claude-auto-question", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+		defer cancel()
+		// In auto mode Claude asks its questions without a
+		// PermissionRequest: paddock answers them at PreToolUse while a
+		// device (here the API token) has been active.
+		agent, api := hookedAgent(t, ctx, agenttest.Claude, nil, nil)
+		agent.Argv = append(agent.Argv, "--permission-mode", "auto")
+		if err := api.get("/api/v1/questions", &map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+		term := agent.Start(t)
+		readyCtx, readyCancel := context.WithTimeout(ctx, 45*time.Second)
+		defer readyCancel()
+		term.Expect(readyCtx, regexp.MustCompile(`(?i)auto mode`))
+		term.Type("ASK me which color")
+		q := waitItem(t, api, "questions", func(it approvalItem) bool { return it.Kind == "question" })
+		if len(q.Questions) != 1 || q.Questions[0].Question != mockmodel.AskQuestion {
+			t.Fatalf("question %+v", q)
+		}
+		if status, msg := decide(t, api, "questions", q.ID, map[string]any{"answers": map[string]string{mockmodel.AskQuestion: "Red"}}); status != http.StatusOK {
+			t.Fatalf("answer: %d %s", status, msg)
+		}
+		term.Expect(ctx, regexp.MustCompile(`→ Red`))
+	})
 }

@@ -140,7 +140,18 @@ func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) 
 		s.log.Warn("decision hook not held: its payload is not the recorded shape", "runtime", ev.Runtime, "error", err)
 		return time.Time{}, nil, false
 	}
+	req.Event = ev.Name
 	hold := s.o.ClaudeHold
+	if ev.Runtime == hookstate.RuntimeClaude && ev.Name == "PreToolUse" {
+		// Only a question Claude will not ask through PermissionRequest
+		// (auto and the other no-prompt modes), and only while someone
+		// may answer on the phone: else Claude's own question at once.
+		if req.Tool != toolQuestion || !questionsSkipPermissionRequest[ev.PermissionMode] ||
+			s.o.Watching != nil && !s.o.Watching() {
+			s.desk(ctx, ev, payload)
+			return time.Time{}, nil, false
+		}
+	}
 	switch ev.Runtime {
 	case hookstate.RuntimeCodex, hookstate.RuntimeCursor:
 		hold = s.o.CodexHold
@@ -247,6 +258,11 @@ func sameJSON(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
+// questionsSkipPermissionRequest are Claude Code's permission modes in
+// which AskUserQuestion fires no PermissionRequest (verified for auto on
+// 2.1.328): paddock answers the question at PreToolUse instead.
+var questionsSkipPermissionRequest = map[string]bool{"auto": true, "dontAsk": true, "bypassPermissions": true}
+
 // readOnlyTools are Pi's and Kimi's tools that change nothing: never held.
 var readOnlyTools = map[string]bool{"read": true, "grep": true, "find": true, "ls": true,
 	"ReadFile": true, "Glob": true, "Grep": true, "SearchWeb": true, "FetchURL": true, "ReadMediaFile": true}
@@ -261,6 +277,7 @@ type request struct {
 	Suggestions json.RawMessage `json:"permission_suggestions"`
 	PiInput     json.RawMessage `json:"input"`
 	ToolCallID  string          `json:"tool_call_id"`
+	Event       string          `json:"-"`       // the hook event it came with
 	Command     string          `json:"command"` // Cursor's beforeShellExecution
 	URL         string          `json:"url"`     // Cursor's beforeMCPExecution: the MCP server
 }

@@ -376,3 +376,57 @@ func TestKimiDenyOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeQuestionAtPreToolUse: in auto mode Claude sends no
+// PermissionRequest for a question, so the recorded PreToolUse (moved to
+// auto) is held while someone watches and answered with PreToolUse's own
+// format; in default mode, or with nobody watching, it is not held.
+func TestClaudeQuestionAtPreToolUse(t *testing.T) {
+	var p []byte
+	for _, x := range recorded(t, "claude-2.1.328", "PreToolUse") {
+		if strings.Contains(string(x), `"AskUserQuestion"`) {
+			p = x
+		}
+	}
+	var m map[string]any
+	if err := json.Unmarshal(p, &m); err != nil {
+		t.Fatal(err)
+	}
+	decode := func(mode string) ([]byte, hookstate.Event) {
+		m["permission_mode"] = mode
+		b, _ := json.Marshal(m)
+		ev, err := hookstate.Decode("claude", "PreToolUse", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, ev
+	}
+	def, dev := decode("default")
+	if _, _, ok := New(Options{Broker: pending.New(pending.Options{})}).Hold(t.Context(), dev, def); ok {
+		t.Fatal("held in default mode (a PermissionRequest follows there)")
+	}
+	auto, aev := decode("auto")
+	if _, _, ok := New(Options{Broker: pending.New(pending.Options{}), Watching: func() bool { return false }}).Hold(t.Context(), aev, auto); ok {
+		t.Fatal("held with nobody watching")
+	}
+	b := pending.New(pending.Options{})
+	_, wait, ok := New(Options{Broker: b}).Hold(t.Context(), aev, auto)
+	if !ok {
+		t.Fatal("not held in auto mode")
+	}
+	it := b.List(pending.Filter{PendingOnly: true})[0]
+	if _, err := b.Decide(t.Context(), it.ID, pending.Decision{Verb: pending.VerbAnswer, By: "device:1",
+		Answers: map[string]string{"Which color do you prefer?": "Blue"}}); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName, PermissionDecision string
+			UpdatedInput                      struct{ Answers map[string]string }
+		}
+	}
+	if err := json.Unmarshal(wait(t.Context()), &out); err != nil || out.HookSpecificOutput.HookEventName != "PreToolUse" ||
+		out.HookSpecificOutput.PermissionDecision != "allow" || out.HookSpecificOutput.UpdatedInput.Answers["Which color do you prefer?"] != "Blue" {
+		t.Fatalf("output %+v %v", out, err)
+	}
+}

@@ -16,7 +16,7 @@ type runtime struct {
 }
 
 var runtimes = map[string]runtime{
-	hookstate.RuntimeClaude: {events: []string{"PermissionRequest"}, item: claudeItem, encode: claudeEncode},
+	hookstate.RuntimeClaude: {events: []string{"PermissionRequest", "PreToolUse"}, item: claudeItem, encode: claudeEncode},
 	hookstate.RuntimeCodex:  {events: []string{"PermissionRequest"}, item: codexItem, encode: codexEncode},
 	hookstate.RuntimePi:     {events: []string{"tool_call"}, item: codexItem, encode: piEncode},
 	// Kimi Code 2.1.0 awaits PreToolUse before its own prompt, and takes
@@ -88,6 +88,9 @@ func permissionRequestOutput(d claudeDecision) []byte {
 const denyMessage = "The user denied this from paddock."
 
 func claudeEncode(r request, out pending.Outcome) []byte {
+	if r.Event == "PreToolUse" {
+		return preToolUseEncode(r, out)
+	}
 	switch out.Item.Resolution {
 	case pending.Allowed:
 		return permissionRequestOutput(claudeDecision{Behavior: "allow"})
@@ -105,17 +108,8 @@ func claudeEncode(r request, out pending.Outcome) []byte {
 	case pending.Answered:
 		// updatedInput replaces the whole input: the original questions
 		// with the answers beside them, keyed by question text.
-		var in map[string]json.RawMessage
-		if json.Unmarshal(r.Input, &in) != nil || in == nil {
-			return nil
-		}
-		answers, err := json.Marshal(out.Item.Answers)
-		if err != nil {
-			return nil
-		}
-		in["answers"] = answers
-		updated, err := json.Marshal(in)
-		if err != nil {
+		updated := withAnswers(r.Input, out.Item.Answers)
+		if updated == nil {
 			return nil
 		}
 		return permissionRequestOutput(claudeDecision{Behavior: "allow", UpdatedInput: updated})
@@ -216,5 +210,50 @@ func kimiEncode(r request, out pending.Outcome) []byte {
 	}
 	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
 		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": msg}})
+	return b
+}
+
+// preToolUseEncode answers an AskUserQuestion intercepted at PreToolUse
+// (permission modes with no PermissionRequest for questions): allow with
+// the answers in updatedInput, or deny; nothing else lets Claude show the
+// question in its terminal.
+func preToolUseEncode(r request, out pending.Outcome) []byte {
+	o := map[string]any{"hookEventName": "PreToolUse"}
+	switch out.Item.Resolution {
+	case pending.Answered:
+		updated := withAnswers(r.Input, out.Item.Answers)
+		if updated == nil {
+			return nil
+		}
+		o["permissionDecision"], o["updatedInput"] = "allow", updated
+	case pending.Denied:
+		msg := out.Item.Message
+		if msg == "" {
+			msg = denyMessage
+		}
+		o["permissionDecision"], o["permissionDecisionReason"] = "deny", msg
+	default:
+		return nil
+	}
+	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": o})
+	return b
+}
+
+// withAnswers is a question's input with the answers beside its
+// questions, keyed by question text (the tool's own answer format).
+func withAnswers(input json.RawMessage, answers map[string]string) json.RawMessage {
+	var in map[string]json.RawMessage
+	if json.Unmarshal(input, &in) != nil || in == nil {
+		return nil
+	}
+	a, err := json.Marshal(answers)
+	if err != nil {
+		return nil
+	}
+	in["answers"] = a
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil
+	}
 	return b
 }
