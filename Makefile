@@ -21,7 +21,7 @@ build:
 ## test: the whole suite (browser and ../shared tests skip with a message when absent,
 ## unless E2E_REQUIRED=1 / SHARED_REQUIRED=1)
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 25m ./...
 
 ## e2e-deps: install the pinned agent CLIs the end-to-end tests drive, into
 ## $$PADDOCK_AGENTS (default ~/.cache/paddock/agents), outside the repository
