@@ -41,6 +41,8 @@ type Card struct {
 	Subagents   int    // running subagents
 	TeamSize    int    // on a team lead: the sessions in its team, itself included
 	Member      bool   // a team member, shown under its lead
+	// CanResume: ended or asleep, and paddock can start its agent again.
+	CanResume bool
 	// DialogTool and DialogSummary describe an open approval or question.
 	DialogTool    string
 	DialogSummary string

@@ -31,7 +31,7 @@ func TestBoardShowsSessions(t *testing.T) {
 	if cards.Length() != 1 {
 		t.Fatalf("%d cards, want 1", cards.Length())
 	}
-	if href, _ := cards.Attr("href"); href != "/s/claude/"+sessionA {
+	if href, _ := cards.Find("a.card-link").Attr("href"); href != "/s/claude/"+sessionA {
 		t.Fatalf("card link %q", href)
 	}
 	if title := strings.TrimSpace(cards.Find(".title").Text()); title != "first question about the build" {

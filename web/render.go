@@ -155,6 +155,7 @@ func (s *Server) card(e entry) views.Card {
 		}
 	}
 	v.Live = live
+	v.CanResume = s.opts.Hosting != nil && !live && in.Cwd != ""
 	return v
 }
 

@@ -400,7 +400,10 @@ func TestBrowserHostedSession(t *testing.T) {
 	// the agent takes a message again.
 	ph.step("reload the ended session", chromedp.Reload())
 	ph.poll("resume and reconnect offered", `!!document.querySelector('[data-testid="resume"]') && !!document.querySelector('[data-testid="reconnect"]')`)
-	ph.step("resume", chromedp.Click(`[data-testid="resume"]`))
+	// Resume from the board: the ended card has its own button.
+	ph.step("to the board", chromedp.Navigate(strings.SplitN(srv.PairLink, "/pair", 2)[0]+"/"))
+	ph.poll("the ended card offers Resume", `!!document.querySelector('#board > [data-testid="card"][data-state="ended"] [data-testid="card-resume"]')`)
+	ph.step("resume", chromedp.Click(`#board > [data-testid="card"][data-state="ended"] [data-testid="card-resume"]`))
 	ph.pollFor("controls back", `!!document.querySelector('[data-testid="controls"]') && document.querySelector('[data-testid="state"]')?.textContent.trim() === "idle"`, 60*time.Second)
 	ph.step("message after resume", chromedp.SetValue(`[data-testid="send-form"] textarea`, "back again"), chromedp.Click(`[data-testid="send"]`))
 	ph.pollFor("delivered after resume", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Delivered")`, 60*time.Second)
