@@ -307,22 +307,34 @@ func resolvedText(it pending.Item) string {
 // (approved, denied, answered at the desk, expired).
 const showResolved = 30 * time.Second
 
-// pendingViews are the cards of the items waiting now, and of those
-// answered in the last showResolved, oldest first; for one session when
-// key is set.
+// maxResolvedShown bounds the answered cards shown beside the waiting
+// ones: enough to see what became of the last taps, few enough that a
+// burst of prompts cannot make every board push heavy.
+const maxResolvedShown = 5
+
+// pendingViews are the cards of the items waiting now, and of the last
+// few answered in the last showResolved, oldest first; for one session
+// when key is set.
 func (s *Server) pendingViews(key session.Key) []views.Approval {
 	if s.opts.Approvals == nil {
 		return nil
 	}
 	now := s.opts.Now()
 	items := s.opts.Approvals.List(pending.Filter{Key: key})
-	out := make([]views.Approval, 0, len(items))
-	for i := len(items) - 1; i >= 0; i-- { // List is newest first
-		it := items[i]
-		if it.Resolution != pending.Pending && now.Sub(it.ResolvedAt) > showResolved {
-			continue
+	keep := make([]pending.Item, 0, len(items))
+	resolved := 0
+	for _, it := range items { // newest first
+		if it.Resolution != pending.Pending {
+			if now.Sub(it.ResolvedAt) > showResolved || resolved == maxResolvedShown {
+				continue
+			}
+			resolved++
 		}
-		out = append(out, s.approvalView(it))
+		keep = append(keep, it)
+	}
+	out := make([]views.Approval, 0, len(keep))
+	for i := len(keep) - 1; i >= 0; i-- {
+		out = append(out, s.approvalView(keep[i]))
 	}
 	return out
 }
