@@ -14,6 +14,10 @@ import (
 // ErrNotFound is returned when a runtime has no session with the given id.
 var ErrNotFound = errors.New("session not found")
 
+// ErrLive is returned when an operation (delete) needs the session's agent
+// to have stopped.
+var ErrLive = errors.New("session is live")
+
 // Key identifies a session across runtimes: "runtime:nativeID".
 type Key struct {
 	Runtime string
@@ -119,4 +123,26 @@ func ShortProject(cwd, home string) string {
 		return trimmed[i+1:]
 	}
 	return trimmed
+}
+
+// Event kinds: a session's full record, for export and hand-off (design:
+// messages plus thinking, tool calls and results).
+const (
+	EventMessage    = "message"     // Role and Text, as Message
+	EventThinking   = "thinking"    // the model's visible reasoning
+	EventToolCall   = "tool_call"   // Tool, ToolID and Input
+	EventToolResult = "tool_result" // ToolID, Text (the output, clipped) and IsError
+)
+
+// Event is one entry of a session's full record, oldest first. Only
+// what the agent's own history holds: nothing is inferred.
+type Event struct {
+	Kind    string
+	Role    string // EventMessage: RoleUser or RoleAssistant
+	Text    string
+	Tool    string // EventToolCall: the tool's name
+	ToolID  string // pairs a call with its result, when the history gives one
+	Input   string // EventToolCall: the input as JSON text
+	IsError bool   // EventToolResult
+	Time    time.Time
 }
