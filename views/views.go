@@ -130,6 +130,9 @@ type Session struct {
 	// NewHereURL starts a new session in this one's directory with this
 	// one as its parent; "" when paddock cannot start agents.
 	NewHereURL string
+	// CanDelete: not running, so its history may be deleted (after a
+	// confirmation).
+	CanDelete bool
 }
 
 // Run is an earlier session shown on the same card.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v5"
 
@@ -11,10 +12,12 @@ import (
 	"paddock/views"
 )
 
-// AuditReader reads the audit log: every decision from the phone and every
-// pairing, revocation and token (the store).
+// AuditReader reads the audit log — every decision from the phone, every
+// pairing, revocation, token and deleted session — and adds to it (the
+// store).
 type AuditReader interface {
 	AuditLog(ctx context.Context, limit int) ([]store.AuditEntry, error)
+	Audit(ctx context.Context, at time.Time, actor, action, detail string) error
 }
 
 // auditLimit is how many entries the page and the API show.

@@ -267,6 +267,7 @@ func (s *Server) sessionView(ctx context.Context, e entry, msgs []session.Messag
 		Total:        len(msgs),
 	}
 	v.CanResume = s.opts.Hosting != nil && !e.info.Live && (e.card == nil || e.card.State.Over())
+	v.CanDelete = !e.info.Live && (e.card == nil || e.card.State.Over()) && e.info.Path != ""
 	v.Pending = s.pendingViews(e.key())
 	if s.opts.Hosting != nil && e.info.Cwd != "" {
 		v.NewHereURL = "/new?" + url.Values{"runtime": {e.info.Runtime}, "workdir": {e.info.Cwd}, "parent": {e.key().String()}}.Encode()

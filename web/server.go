@@ -31,6 +31,10 @@ type Sessions interface {
 	// Errors lists the runtimes whose last scan failed (their sessions are
 	// the last good list).
 	Errors() []catalog.RuntimeError
+	// Events reads a session's full record; Delete deletes its history
+	// (catalog.ErrUnsupported where its agent's format allows neither).
+	Events(ctx context.Context, k session.Key) ([]session.Event, error)
+	Delete(ctx context.Context, k session.Key) error
 }
 
 // CA is what the certificate page needs from the certificate manager.

@@ -86,6 +86,13 @@ func (d *diskCache) get(k session.Key, sig fileSignature) ([]session.Message, bo
 	return r.Msgs, true
 }
 
+// drop deletes a session's cached conversation.
+func (d *diskCache) drop(k session.Key) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_ = os.Remove(d.file(k))
+}
+
 // put stores a conversation (atomically: a reader sees the old file or
 // the new one) and prunes the cache to its bound.
 func (d *diskCache) put(k session.Key, sig fileSignature, msgs []session.Message) error {

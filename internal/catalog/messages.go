@@ -3,6 +3,7 @@ package catalog
 import (
 	"container/list"
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"sync"
@@ -125,6 +126,16 @@ func (cc *convCache) get(k session.Key, sig fileSignature) ([]session.Message, b
 	return e.msgs, true
 }
 
+// drop forgets a session's conversation.
+func (cc *convCache) drop(k session.Key) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if el, ok := cc.byKey[k]; ok {
+		cc.order.Remove(el)
+		delete(cc.byKey, k)
+	}
+}
+
 func (cc *convCache) put(k session.Key, sig fileSignature, msgs []session.Message) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
@@ -140,4 +151,53 @@ func (cc *convCache) put(k session.Key, sig fileSignature, msgs []session.Messag
 		cc.order.Remove(last)
 		delete(cc.byKey, last.Value.(*convEntry).key)
 	}
+}
+
+// EventReader is a Scanner that can read a session's full record
+// (internal/scan/*: messages, thinking, tool calls and results).
+type EventReader interface {
+	Events(ctx context.Context, id string) ([]session.Event, error)
+}
+
+// Deleter is a Scanner that can delete a session's history when the user
+// asks.
+type Deleter interface {
+	Delete(ctx context.Context, id string) error
+}
+
+// ErrUnsupported says a runtime cannot do what was asked (read events,
+// delete).
+var ErrUnsupported = errors.New("catalog: not supported for this agent")
+
+// Events returns a session's full record, oldest first.
+func (c *Catalog) Events(ctx context.Context, k session.Key) ([]session.Event, error) {
+	if _, err := c.Get(ctx, k); err != nil {
+		return nil, err
+	}
+	r, ok := c.byName[k.Runtime].(EventReader)
+	if !ok {
+		return nil, ErrUnsupported
+	}
+	return r.Events(ctx, k.ID)
+}
+
+// Delete deletes a session's history (the agent's own files, as its
+// runtime knows them) and takes it off the list at once.
+func (c *Catalog) Delete(ctx context.Context, k session.Key) error {
+	if _, err := c.Get(ctx, k); err != nil {
+		return err
+	}
+	d, ok := c.byName[k.Runtime].(Deleter)
+	if !ok {
+		return ErrUnsupported
+	}
+	if err := d.Delete(ctx, k.ID); err != nil {
+		return err
+	}
+	c.conv.drop(k)
+	if c.disk != nil {
+		c.disk.drop(k)
+	}
+	c.Rescan(ctx)
+	return nil
 }

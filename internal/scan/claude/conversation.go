@@ -17,12 +17,17 @@ type convRecord struct {
 	msg           *session.Message
 	messageID     string // assistant message.id, to join a message split over lines
 	leafCandidate bool   // a user or assistant record of the main thread
+	// events are the record's thinking, tool calls and results in content
+	// order, with one EventMessage slot (no text) where msg belongs; only
+	// when the transcript is read withEvents.
+	events []session.Event
 }
 
 // transcript is a whole file read for its conversation.
 type transcript struct {
-	records  []convRecord
-	badLines int
+	records    []convRecord
+	badLines   int
+	withEvents bool // keep each record's events too (Events)
 }
 
 // readTranscript reads every line of the file. A broken or over-long line
@@ -30,17 +35,22 @@ type transcript struct {
 // with what was read.
 func readTranscript(ctx context.Context, f io.Reader) (*transcript, error) {
 	t := &transcript{}
+	return t, t.read(ctx, f)
+}
+
+// read adds every line of f to t, as readTranscript describes.
+func (t *transcript) read(ctx context.Context, f io.Reader) error {
 	lr := jsonl.NewReader(f, maxLineBytes)
 	for n := 0; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
-			return t, ctx.Err()
+			return ctx.Err()
 		}
 		line, tooLong, err := lr.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return t, nil
+				return nil
 			}
-			return t, err
+			return err
 		}
 		if tooLong {
 			t.badLines++
@@ -68,7 +78,10 @@ func (t *transcript) add(r *record) {
 		c.msg = &session.Message{Role: session.RoleAssistant, Text: text, Time: r.Time}
 		c.messageID = r.MessageID
 	}
-	if c.uuid == "" && c.msg == nil {
+	if t.withEvents {
+		c.events = recordEvents(r, c.msg != nil)
+	}
+	if c.uuid == "" && c.msg == nil && len(c.events) == 0 {
 		return // bookkeeping outside the tree
 	}
 	t.records = append(t.records, c)
@@ -86,22 +99,7 @@ func (t *transcript) add(r *record) {
 // another file) are kept in file order, since nothing says they were
 // abandoned.
 func (t *transcript) messages() []session.Message {
-	parent := make(map[string]string, len(t.records))
-	leaf := ""
-	for _, r := range t.records {
-		if r.uuid != "" {
-			parent[r.uuid] = r.parent
-		}
-		if r.leafCandidate {
-			leaf = r.uuid
-		}
-	}
-	branch := make(map[string]bool)
-	for u := leaf; u != "" && !branch[u]; u = parent[u] {
-		branch[u] = true
-	}
-	abandoned := newBranchTest(parent, branch)
-
+	abandoned := t.abandonedTest()
 	var out []session.Message
 	lastID := ""
 	for _, r := range t.records {
@@ -119,6 +117,26 @@ func (t *transcript) messages() []session.Message {
 		lastID = r.messageID
 	}
 	return out
+}
+
+// abandonedTest finds the current branch (messages) and returns the test
+// for records off it.
+func (t *transcript) abandonedTest() *branchTest {
+	parent := make(map[string]string, len(t.records))
+	leaf := ""
+	for _, r := range t.records {
+		if r.uuid != "" {
+			parent[r.uuid] = r.parent
+		}
+		if r.leafCandidate {
+			leaf = r.uuid
+		}
+	}
+	branch := make(map[string]bool)
+	for u := leaf; u != "" && !branch[u]; u = parent[u] {
+		branch[u] = true
+	}
+	return newBranchTest(parent, branch)
 }
 
 // branchTest answers "is this record on an abandoned branch?" with memoised

@@ -7,10 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"paddock/internal/session"
 	"paddock/internal/sharedtest"
 )
 
@@ -78,6 +80,26 @@ func FuzzParseLine(f *testing.F) {
 			if m.Text == "" || !utf8.ValidString(m.Text) {
 				t.Errorf("bad message text %q", m.Text)
 			}
+		}
+		full := transcript{withEvents: true}
+		if err == nil {
+			full.add(&r)
+			full.add(&r)
+		}
+		evs := full.events()
+		var fromEvents []session.Message
+		for _, e := range evs {
+			for _, s := range []string{e.Text, e.Tool, e.ToolID, e.Input} {
+				if !utf8.ValidString(s) {
+					t.Errorf("invalid UTF-8 in event %+v", e)
+				}
+			}
+			if e.Kind == session.EventMessage {
+				fromEvents = append(fromEvents, session.Message{Role: e.Role, Text: e.Text, Time: e.Time})
+			}
+		}
+		if msgs := full.messages(); !slices.Equal(fromEvents, msgs) {
+			t.Errorf("events' messages %q, messages %q", fromEvents, msgs)
 		}
 	})
 }

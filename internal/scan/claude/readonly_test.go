@@ -10,7 +10,7 @@ import (
 	"paddock/internal/scan/scantest"
 )
 
-// Every public method, on every fixture, leaves the Claude dir exactly as
+// Every public method but Delete, on every fixture, leaves the Claude dir exactly as
 // it was (seed 002 §1: scanning is read-only).
 func TestReadOnly(t *testing.T) {
 	dir, files := claudeDirFromFixtures(t)
@@ -34,6 +34,7 @@ func TestReadOnly(t *testing.T) {
 		}
 		for _, f := range files {
 			_, _ = s.Conversation(ctx, f.id)
+			_, _ = s.Events(ctx, f.id)
 			_, _ = s.Session(ctx, f.id)
 		}
 		s.WatchDirs()

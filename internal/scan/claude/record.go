@@ -43,6 +43,10 @@ type record struct {
 	MessageID  string
 	Texts      []string // text parts; a plain string content is one part
 	ToolResult bool     // the content carries tool_result parts
+	// Content is message.content as it stands in the line: a slice of the
+	// line, valid only until the next line is read (events.go reads it
+	// at once).
+	Content []byte
 
 	// Value is customTitle, aiTitle, agentName or summary for those record
 	// types; LeafUUID is a summary's leafUuid.
@@ -139,6 +143,7 @@ func (r *record) readMessage(msg []byte) error {
 	if err != nil || content == nil {
 		return err
 	}
+	r.Content = content
 	if s, ok := jsonString(content); ok {
 		r.Texts = []string{s}
 		return nil

@@ -2,9 +2,10 @@
 // from Claude's own files: the transcripts in <config>/projects/*/<id>.jsonl
 // and the live-session registry in <config>/sessions/<pid>.json.
 //
-// It is read-only, always: it never writes, creates, renames, touches or
-// locks anything under the Claude config directory, and never starts or
-// signals Claude. Listing is lazy (seed 002 §2.1): it stats every candidate
+// It is read-only except for Delete: it never writes, creates, renames,
+// touches or locks anything under the Claude config directory, and never
+// starts or signals Claude. Delete, run only when the user asks, removes
+// one session's own files and nothing else. Listing is lazy (seed 002 §2.1): it stats every candidate
 // transcript, then reads only the head and tail of the newest ones until the
 // limit is filled, caching each file's summary by (path, size, mtime) so a
 // rescan re-reads only files that changed.

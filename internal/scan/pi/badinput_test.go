@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"paddock/internal/session"
 )
 
 // Bad input degrades per line and per file: a broken line is skipped, a
@@ -106,6 +108,23 @@ func FuzzParse(f *testing.F) {
 				if m.Role != "user" && m.Role != "assistant" || strings.TrimSpace(m.Text) == "" {
 					t.Fatalf("bad message %+v", m)
 				}
+			}
+		}
+		full, _ := readTranscriptWith(context.Background(), bytes.NewReader(data), &transcript{withEvents: true})
+		if full != nil {
+			var fromEvents []session.Message
+			for _, e := range full.events() {
+				for _, s := range []string{e.Text, e.Tool, e.ToolID, e.Input} {
+					if !utf8.ValidString(s) {
+						t.Fatalf("invalid UTF-8 in event %+v", e)
+					}
+				}
+				if e.Kind == session.EventMessage {
+					fromEvents = append(fromEvents, session.Message{Role: e.Role, Text: e.Text, Time: e.Time})
+				}
+			}
+			if msgs := full.messages(); !slices.Equal(fromEvents, msgs) {
+				t.Fatalf("events' messages %q, messages %q", fromEvents, msgs)
 			}
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 
 	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
@@ -16,13 +17,18 @@ type node struct {
 	id, parent string
 	hasID      bool
 	msg        *session.Message
+	// events are the entry's thinking, tool calls and results in content
+	// order, with one EventMessage slot (no text) where msg belongs; only
+	// when the transcript is read withEvents.
+	events []session.Event
 }
 
 // transcript is a whole session file read for its conversation.
 type transcript struct {
-	version  int // header version; 0 = v1
-	nodes    []node
-	badLines int
+	version    int // header version; 0 = v1
+	nodes      []node
+	badLines   int
+	withEvents bool // keep each entry's events too (Events)
 }
 
 // readTranscript reads every line of a session file. The first line must
@@ -30,7 +36,11 @@ type transcript struct {
 // later is counted and skipped; a read error ends the file early and is
 // returned with what was read.
 func readTranscript(ctx context.Context, r io.Reader) (*transcript, error) {
-	t := &transcript{}
+	return readTranscriptWith(ctx, r, &transcript{})
+}
+
+// readTranscriptWith reads into t, as readTranscript describes.
+func readTranscriptWith(ctx context.Context, r io.Reader, t *transcript) (*transcript, error) {
 	lr := jsonl.NewReader(r, maxLineBytes)
 	for n := 0; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
@@ -82,7 +92,10 @@ func (t *transcript) add(e *entry) {
 			nd.msg = &session.Message{Role: session.RoleAssistant, Text: e.Text, Time: e.when()}
 		}
 	}
-	if !nd.hasID && nd.msg == nil {
+	if t.withEvents && e.Type == typeMessage {
+		nd.events = entryEvents(e, nd.msg != nil)
+	}
+	if !nd.hasID && nd.msg == nil && len(nd.events) == 0 {
 		return // a v1 bookkeeping line: no place in any tree, nothing to show
 	}
 	t.nodes = append(t.nodes, nd)
@@ -101,6 +114,18 @@ func (t *transcript) add(e *entry) {
 // line was torn or corrupt — the walk carries on at the entry just before
 // the orphan in the file, which is where Pi appended it from.
 func (t *transcript) messages() []session.Message {
+	var out []session.Message
+	for _, i := range t.branch() {
+		if m := t.nodes[i].msg; m != nil {
+			out = append(out, *m)
+		}
+	}
+	return out
+}
+
+// branch returns the indices of the nodes on the current branch, root
+// first (messages); every node, in file order, when no entry has an id.
+func (t *transcript) branch() []int {
 	index := make(map[string]int, len(t.nodes))
 	leaf := -1
 	for i, nd := range t.nodes {
@@ -110,7 +135,12 @@ func (t *transcript) messages() []session.Message {
 		}
 	}
 	if leaf < 0 {
-		return t.fileOrder() // v1, or a file whose entries lost their ids
+		// v1, or a file whose entries lost their ids: the file's order.
+		all := make([]int, len(t.nodes))
+		for i := range all {
+			all[i] = i
+		}
+		return all
 	}
 	var path []int
 	visited := make(map[int]bool)
@@ -127,13 +157,8 @@ func (t *transcript) messages() []session.Message {
 		}
 		i = t.prevWithID(i)
 	}
-	var out []session.Message
-	for k := len(path) - 1; k >= 0; k-- {
-		if m := t.nodes[path[k]].msg; m != nil {
-			out = append(out, *m)
-		}
-	}
-	return out
+	slices.Reverse(path)
+	return path
 }
 
 // prevWithID is the index of the last tree entry before i, or -1.
@@ -144,16 +169,6 @@ func (t *transcript) prevWithID(i int) int {
 		}
 	}
 	return -1
-}
-
-func (t *transcript) fileOrder() []session.Message {
-	var out []session.Message
-	for _, nd := range t.nodes {
-		if nd.msg != nil {
-			out = append(out, *nd.msg)
-		}
-	}
-	return out
 }
 
 // conversation loads the messages of the session file at path.

@@ -43,6 +43,10 @@ type entry struct {
 	Text     string // a message's text parts, joined
 	MsgTime  time.Time
 	HasTexts bool // the message had at least one non-blank text part
+	// Message is a message entry's message object as it stands in the
+	// line: a slice of the line, valid only until the next line is read
+	// (events.go reads it at once).
+	Message []byte
 }
 
 // parseEntry reads one line. It never panics; a line that is not one
@@ -81,6 +85,7 @@ func parseEntry(line []byte) (entry, error) {
 		e.Version = int(n)
 	}
 	if e.Type == typeMessage && len(message) > 0 && message[0] == '{' {
+		e.Message = message
 		e.message(message)
 	}
 	return e, nil

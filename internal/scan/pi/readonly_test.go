@@ -11,7 +11,7 @@ import (
 	"paddock/internal/sharedtest"
 )
 
-// Every public method, on every recording and fixture — including the v1
+// Every public method but Delete, on every recording and fixture — including the v1
 // files Pi itself would migrate in place — leaves the agent dir exactly as
 // it was (seed 002 §1, §4: scanning and previews are read-only).
 func TestReadOnly(t *testing.T) {
@@ -55,6 +55,9 @@ func TestReadOnly(t *testing.T) {
 			}
 			if _, err := s.Conversation(ctx, info.ID); err != nil {
 				t.Errorf("Conversation(%s): %v", info.ID, err)
+			}
+			if _, err := s.Events(ctx, info.ID); err != nil {
+				t.Errorf("Events(%s): %v", info.ID, err)
 			}
 			if f, err := s.FileOf(ctx, info.ID); err != nil || f != info.Path {
 				t.Errorf("FileOf(%s) = %s, %v", info.ID, f, err)

@@ -2,9 +2,11 @@
 // from Pi's own files: <agent dir>/sessions/**/*.jsonl, one file per
 // session, whose first line is the session header.
 //
-// It is read-only, always: it never writes, creates, renames, touches or
-// locks anything under the agent directory, never migrates an old file
-// the way Pi does when it opens one, and never starts or signals Pi.
+// It is read-only except for Delete: it never writes, creates, renames,
+// touches or locks anything under the agent directory, never migrates an
+// old file the way Pi does when it opens one, and never starts or signals
+// Pi. Delete, run only when the user asks, removes one session's file and
+// nothing else.
 //
 // A session's identity is its header id, never its file name (seed 002
 // §2.2). Listing stats every file, then reads the newest until the limit is

@@ -1,0 +1,97 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v5"
+
+	"paddock/internal/catalog"
+	"paddock/internal/session"
+	"paddock/views"
+)
+
+// eventJSON is one entry of a session's full record.
+type eventJSON struct {
+	Kind    string     `json:"kind"`
+	Role    string     `json:"role,omitempty"`
+	Text    string     `json:"text,omitempty"`
+	Tool    string     `json:"tool,omitempty"`
+	ToolID  string     `json:"tool_id,omitempty"`
+	Input   string     `json:"input,omitempty"`
+	IsError bool       `json:"is_error,omitempty"`
+	Time    *time.Time `json:"time,omitempty"`
+}
+
+// apiEvents is GET /api/v1/sessions/{runtime}/{id}/events: messages,
+// thinking, tool calls and results, oldest first.
+func (s *Server) apiEvents(c *echo.Context) error {
+	k, err := sessionKey(c)
+	if err != nil {
+		return err
+	}
+	evs, err := s.opts.Sessions.Events(c.Request().Context(), k)
+	if err != nil {
+		return historyError(err)
+	}
+	out := make([]eventJSON, 0, len(evs))
+	for _, e := range evs {
+		out = append(out, eventJSON{Kind: e.Kind, Role: e.Role, Text: e.Text, Tool: e.Tool, ToolID: e.ToolID,
+			Input: e.Input, IsError: e.IsError, Time: timePtr(e.Time)})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"key": k.String(), "events": out})
+}
+
+// historyError maps what a runtime says about reading or deleting a
+// session's history.
+func historyError(err error) error {
+	switch {
+	case errors.Is(err, catalog.ErrUnsupported):
+		return newError(http.StatusNotImplemented, "unsupported", "paddock cannot do that with this agent's history.")
+	case errors.Is(err, session.ErrLive):
+		return newError(http.StatusConflict, "session_live", "The session is running: stop its agent first.")
+	}
+	return err
+}
+
+// deleteSession deletes a session's history, as its agent keeps it, and
+// records who did.
+func (s *Server) deleteSession(c *echo.Context) (session.Key, error) {
+	k, err := sessionKey(c)
+	if err != nil {
+		return k, err
+	}
+	ctx := c.Request().Context()
+	if card, ok := s.live.Card(k); ok && !card.State.Over() {
+		return k, historyError(session.ErrLive)
+	}
+	if err := s.opts.Sessions.Delete(ctx, k); err != nil {
+		return k, historyError(err)
+	}
+	if s.opts.Audit != nil {
+		if err := s.opts.Audit.Audit(ctx, s.opts.Now(), by(c), "session.delete", "session="+k.String()); err != nil {
+			s.log.Warn("session deleted but not audited", "session", k.String(), "error", err)
+		}
+	}
+	s.log.Info("session history deleted", "session", k.String(), "by", by(c))
+	return k, nil
+}
+
+// apiDelete is DELETE /api/v1/sessions/{runtime}/{id}.
+func (s *Server) apiDelete(c *echo.Context) error {
+	if _, err := s.deleteSession(c); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// deleteFromPage is the session page's "Delete history" (htmx, after a
+// confirmation): back to the board when done.
+func (s *Server) deleteFromPage(c *echo.Context) error {
+	if _, err := s.deleteSession(c); err != nil {
+		return s.result(c, err)
+	}
+	c.Response().Header().Set("HX-Location", "/")
+	return s.render(c, http.StatusOK, views.SendResult(views.Result{OK: true, Text: "Deleted."}))
+}

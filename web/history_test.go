@@ -1,0 +1,46 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEventsAndDeleteAPI(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	h := r.srv.Handler()
+	w := r.do(h, http.MethodGet, "/api/v1/sessions/claude/"+sessionA+"/events", withCookie(tok))
+	var ev struct {
+		Events []struct{ Kind, Role, Text string }
+	}
+	if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &ev) != nil || len(ev.Events) != 4 ||
+		ev.Events[0].Kind != "message" || ev.Events[0].Text != "first question about the build" {
+		t.Fatalf("events %d %s", w.Code, w.Body)
+	}
+	file := filepath.Join(r.claudeDir, "projects", "-work-demo-project", sessionA+".jsonl")
+	// Without the CSRF header a cookie session deletes nothing.
+	if w := r.do(h, http.MethodDelete, "/api/v1/sessions/claude/"+sessionA, withCookie(tok)); w.Code != http.StatusForbidden {
+		t.Fatalf("delete without CSRF: %d", w.Code)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatal("the transcript went without a valid request")
+	}
+	w = r.do(h, http.MethodDelete, "/api/v1/sessions/claude/"+sessionA, withCookie(tok), withHeader(csrfHeader, r.csrf(tok)))
+	if w.Code != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", w.Code, w.Body)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("the transcript is still there: %v", err)
+	}
+	if w := r.do(h, http.MethodGet, "/api/v1/sessions/claude/"+sessionA, withCookie(tok)); w.Code != http.StatusNotFound {
+		t.Fatalf("the deleted session answers %d", w.Code)
+	}
+	w = r.do(h, http.MethodGet, "/audit", withCookie(tok))
+	if !strings.Contains(w.Body.String(), "session.delete") || !strings.Contains(w.Body.String(), "claude:"+sessionA) {
+		t.Fatalf("audit:\n%s", w.Body)
+	}
+}
