@@ -42,13 +42,23 @@ type evidence struct {
 // the open files of Cursor's. A failure to list processes is logged and
 // reads as "nothing is live": liveness must never fail a scan.
 func (s *Scanner) gatherEvidence(ctx context.Context) []evidence {
-	if s.processes == nil {
-		return nil
-	}
-	procs, err := s.processes(ctx)
+	evs, err := s.evidence(ctx)
 	if err != nil {
 		s.problems.Error("processes", "cannot list agent processes; Cursor sessions shown as not running", "err", err)
 		return nil
+	}
+	return evs
+}
+
+// evidence is gatherEvidence without the fallback: an error when the
+// processes cannot be listed (Delete must not take that as "none").
+func (s *Scanner) evidence(ctx context.Context) ([]evidence, error) {
+	if s.processes == nil {
+		return nil, nil
+	}
+	procs, err := s.processes(ctx)
+	if err != nil {
+		return nil, err
 	}
 	roots := s.chatsRoots()
 	var out []evidence
@@ -77,7 +87,7 @@ func (s *Scanner) gatherEvidence(ctx context.Context) []evidence {
 		out = append(out, ev)
 	}
 	slices.SortFunc(out, func(a, b evidence) int { return cmp.Compare(a.pid, b.pid) })
-	return out
+	return out, nil
 }
 
 // chatsRoots is chats/ as configured and with symlinks resolved: /proc

@@ -4,8 +4,10 @@
 // store.db} and, where chats/ has nothing, the JSONL transcripts in
 // <config>/projects/*/agent-transcripts/.
 //
-// It is read-only, always: it never writes, creates, renames or locks
-// anything under Cursor's config directory, never starts or signals Cursor.
+// It is read-only but for Delete: it never writes, creates, renames or
+// locks anything under Cursor's config directory, never starts or signals
+// Cursor. Delete, when the user asks, removes one chat's own files
+// (delete.go) and nothing else.
 // Listing reads only meta.json and prompt_history.json (seed 002 §2.1, §6);
 // store.db is opened read-only (mode=ro, never immutable=1, so the WAL is
 // seen) for a conversation preview, and for the parent of a subagent's chat
@@ -568,12 +570,21 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 // its store.db, else from its transcript. A store.db that exists but cannot
 // be read is an error; session.ErrNotFound when the chat has neither.
 func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Message, error) {
+	return load(ctx, s, id, storeConversation, transcriptConversation)
+}
+
+// load reads a chat's record (its conversation, or its events) the way
+// Conversation documents: from store.db, else from the transcript.
+func load[T any](ctx context.Context, s *Scanner, id string,
+	fromStore func(context.Context, string) ([]T, error),
+	fromTranscript func(context.Context, string) ([]T, int, error),
+) ([]T, error) {
 	if c := s.findChat(id); c != nil && c.store.ok {
 		s.storeReads.Add(1)
-		msgs, err := storeConversation(ctx, c.storePath())
+		out, err := fromStore(ctx, c.storePath())
 		switch {
 		case err == nil:
-			return msgs, nil
+			return out, nil
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case !errors.Is(err, fs.ErrNotExist):
@@ -588,13 +599,13 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 	if t == nil {
 		return nil, session.ErrNotFound
 	}
-	msgs, bad, err := transcriptConversation(ctx, t.transcript)
+	out, bad, err := fromTranscript(ctx, t.transcript)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, session.ErrNotFound
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
-	case err != nil && msgs == nil:
+	case err != nil && out == nil:
 		s.problems.Error(t.transcript, "cannot read Cursor transcript", "err", err)
 		return nil, err
 	}
@@ -602,7 +613,7 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 		s.problems.Error(t.transcript, "Cursor transcript partly unreadable; showing what could be read",
 			"bad_lines", bad, "err", err)
 	}
-	return msgs, nil
+	return out, nil
 }
 
 // WatchDirs returns the directories whose changes can change Scan's result:

@@ -3,13 +3,15 @@
 // message and part tables), and binds running OpenCode TUIs to the sessions
 // they show (seed 002 §2.2).
 //
-// It is read-only, always: databases are opened with mode=ro (never
+// It never writes OpenCode's databases: they are opened with mode=ro (never
 // immutable=1, so rows still in the -wal file are seen) and query_only; it
 // never creates the -wal or -shm files SQLite would add next to a WAL-mode
 // database that has none (it reads a private copy instead, see db.go), never
-// checkpoints, and never starts or signals OpenCode. A database that exists
+// checkpoints, and never signals OpenCode. A database that exists
 // but cannot be read is an error, never an empty list, so the caller keeps
-// its previous good result (seed 002 §6).
+// its previous good result (seed 002 §6). The one change it makes is
+// Delete, when the user asks, and only by running OpenCode's own `opencode
+// session delete`.
 package opencode
 
 import (
@@ -58,7 +60,10 @@ type Options struct {
 	// be read in place without creating files beside it; "" is
 	// os.TempDir().
 	TempDir string
-	Logger  *slog.Logger // nil => discard
+	// Bin is the opencode command Delete runs (`opencode session delete`);
+	// "" finds "opencode" in $PATH.
+	Bin    string
+	Logger *slog.Logger // nil => discard
 }
 
 // DefaultOptions resolves OpenCode's data directory: $OPENCODE_DATA_DIR
