@@ -1,0 +1,274 @@
+package runtimes
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"paddock/internal/catalog"
+	"paddock/internal/procscan"
+	"paddock/internal/session"
+)
+
+const (
+	benchSessions = 10_000   // the mixed corpus, over all six runtimes
+	benchLimit    = 50       // scan_all(50): sessions per runtime
+	previewSize   = 50 << 20 // the grown JSONL sessions
+)
+
+// benchRoot holds what the benchmarks build once per test binary (10,000
+// sessions and four 50 MB files take seconds to write); TestMain removes
+// it.
+var benchRoot struct {
+	mu  sync.Mutex
+	dir string
+
+	corpusBuilt bool
+	corpus      *corpus
+	corpusErr   error
+
+	previewBuilt bool
+	big, one     map[string]previewSession
+	previewErr   error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if c := benchRoot.corpus; c != nil {
+		c.close()
+	}
+	if benchRoot.dir != "" {
+		os.RemoveAll(benchRoot.dir)
+	}
+	os.Exit(code)
+}
+
+// benchDir returns the package's scratch directory, made on first use.
+// Callers hold benchRoot.mu.
+func benchDir() (string, error) {
+	if benchRoot.dir == "" {
+		dir, err := os.MkdirTemp("", "paddock-runtimes-bench-")
+		if err != nil {
+			return "", err
+		}
+		benchRoot.dir = dir
+	}
+	return benchRoot.dir, nil
+}
+
+// benchCorpus is the 10,000-session HOME, built on first use.
+func benchCorpus(b *testing.B) *corpus {
+	b.Helper()
+	benchRoot.mu.Lock()
+	defer benchRoot.mu.Unlock()
+	if !benchRoot.corpusBuilt {
+		benchRoot.corpusBuilt = true
+		dir, err := benchDir()
+		if err == nil {
+			benchRoot.corpus, err = writeCorpus(filepath.Join(dir, "home"), splitCorpus(benchSessions))
+		}
+		benchRoot.corpusErr = err
+	}
+	if benchRoot.corpusErr != nil {
+		b.Fatal(benchRoot.corpusErr)
+	}
+	return benchRoot.corpus
+}
+
+// benchPreview is the HOME with the grown sessions, built on first use.
+func benchPreview(b *testing.B) (home string, big, one map[string]previewSession) {
+	b.Helper()
+	benchRoot.mu.Lock()
+	defer benchRoot.mu.Unlock()
+	dir, err := benchDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	home = filepath.Join(dir, "preview")
+	if !benchRoot.previewBuilt {
+		benchRoot.previewBuilt = true
+		benchRoot.big, benchRoot.one, benchRoot.previewErr = writePreview(paths{home}, previewSize)
+	}
+	if benchRoot.previewErr != nil {
+		b.Fatal(benchRoot.previewErr)
+	}
+	return home, benchRoot.big, benchRoot.one
+}
+
+// useHome points every scanner at home: the agents' own variables are set
+// to the directories under it, and the ones that would point elsewhere
+// are cleared.
+func useHome(tb testing.TB, home string) {
+	tb.Helper()
+	p := paths{home}
+	for k, v := range map[string]string{
+		"HOME":                home,
+		"CODEX_HOME":          p.codex(),
+		"KIMI_CODE_HOME":      p.kimi(),
+		"XDG_DATA_HOME":       p.xdgData(),
+		"OPENCODE_DATA_DIR":   p.opencode(),
+		"PI_CODING_AGENT_DIR": p.pi(),
+		"CURSOR_CONFIG_DIR":   p.cursor(),
+	} {
+		tb.Setenv(k, v)
+	}
+	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_SQLITE_HOME", "KIMI_SHARE_DIR", "OPENCODE_DB"} {
+		tb.Setenv(k, "") // restored after the test
+		os.Unsetenv(k)
+	}
+}
+
+// noProcesses is a process table with no agent in it: the benchmarks
+// measure the history files, not a walk of /proc (which runtimes.New
+// would otherwise share among the scanners).
+func noProcesses(context.Context) ([]procscan.AgentProcess, error) { return nil, nil }
+
+// newCatalog builds the six scanners over home (as serve does, through
+// New) and a catalog over them, without its watcher.
+func newCatalog(home string, limit int) *catalog.Catalog {
+	set := New(Options{ClaudeDir: paths{home}.claude(), Processes: noProcesses})
+	return catalog.New(catalog.Options{Limit: limit, DisableWatch: true}, set.All...)
+}
+
+// checkNewest fails unless every runtime lists exactly its n newest
+// sessions of the corpus, and none failed.
+func checkNewest(tb testing.TB, c *catalog.Catalog, corp *corpus, n int) {
+	tb.Helper()
+	if errs := c.Errors(); len(errs) > 0 {
+		tb.Fatalf("runtimes failed: %+v", errs)
+	}
+	for _, rt := range runtimeOrder {
+		var got []string
+		for _, info := range c.List(catalog.Filter{Runtime: rt}) {
+			got = append(got, info.ID)
+		}
+		want := slices.Clone(corp.newest[rt][:n])
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			tb.Fatalf("%s lists %d sessions, not its %d newest:\n got %v\nwant %v", rt, len(got), n, got, want)
+		}
+	}
+}
+
+// BenchmarkScanAll is scan_all(50) over the mixed corpus: 10,000 sessions
+// copied from the real recordings of all six runtimes (Cursor synthetic),
+// the newest 50 of each listed. "cold" builds the scanners and catalog
+// afresh and rescans once per iteration (paddock's first scan after
+// start); "unchanged" rescans one catalog whose files did not change (the
+// periodic sweep). No process table is walked (noProcesses).
+func BenchmarkScanAll(b *testing.B) {
+	corp := benchCorpus(b)
+	useHome(b, corp.home)
+	ctx := context.Background()
+	b.Run("cold", func(b *testing.B) {
+		var c *catalog.Catalog
+		for b.Loop() {
+			c = newCatalog(corp.home, benchLimit)
+			c.Rescan(ctx)
+		}
+		checkNewest(b, c, corp, benchLimit)
+	})
+	b.Run("unchanged", func(b *testing.B) {
+		c := newCatalog(corp.home, benchLimit)
+		c.Rescan(ctx)
+		checkNewest(b, c, corp, benchLimit)
+		for b.Loop() {
+			c.Rescan(ctx)
+		}
+		checkNewest(b, c, corp, benchLimit)
+	})
+}
+
+// BenchmarkPreview50MB is the session page's read of a 50 MB JSONL
+// session, per JSONL runtime: a recorded session grown by repeating its
+// real turns (grow_test.go). Each iteration is a new catalog and new
+// scanners, so no cache answers: catalog.Messages finds the session
+// (Scanner.Session) and reads its whole conversation.
+func BenchmarkPreview50MB(b *testing.B) {
+	home, big, one := benchPreview(b)
+	useHome(b, home)
+	ctx := context.Background()
+	for _, rt := range []string{"claude", "codex", "pi", "kimi"} {
+		s, single := big[rt], one[rt]
+		st, err := os.Stat(s.path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		perCopy, err := newCatalog(home, benchLimit).Messages(ctx, session.Key{Runtime: rt, ID: single.id})
+		if err != nil || len(perCopy) == 0 {
+			b.Fatalf("%s: one copy has %d messages, %v", rt, len(perCopy), err)
+		}
+		b.Run(rt, func(b *testing.B) {
+			var msgs []session.Message
+			for b.Loop() {
+				msgs, err = newCatalog(home, benchLimit).Messages(ctx, session.Key{Runtime: rt, ID: s.id})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			if want := s.copies * len(perCopy); len(msgs) != want {
+				b.Fatalf("%d messages, want %d (%d copies of %d)", len(msgs), want, s.copies, len(perCopy))
+			}
+			b.ReportMetric(float64(st.Size())/(1<<20), "MB")
+			b.ReportMetric(float64(len(msgs)), "msgs")
+		})
+	}
+}
+
+// The corpus builder and the grown sessions are what the benchmarks
+// measure: a small corpus must list each runtime's newest sessions, and a
+// few copies of each recording must read as that many conversations, in
+// order, with the seed's roles only.
+func TestBenchCorpus(t *testing.T) {
+	home := t.TempDir()
+	const perRuntime, limit = 60, 20
+	counts := map[string]int{}
+	for _, rt := range runtimeOrder {
+		counts[rt] = perRuntime
+	}
+	corp, err := writeCorpus(home, counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { corp.close() })
+	useHome(t, home)
+	c := newCatalog(home, limit)
+	c.Rescan(context.Background())
+	checkNewest(t, c, corp, limit)
+
+	preview := filepath.Join(home, "preview")
+	big, one, err := writePreview(paths{preview}, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	useHome(t, preview)
+	for rt, s := range big {
+		c := newCatalog(preview, limit)
+		single, err := c.Messages(context.Background(), session.Key{Runtime: rt, ID: one[rt].id})
+		if err != nil || len(single) == 0 {
+			t.Fatalf("%s: %d messages, %v", rt, len(single), err)
+		}
+		msgs, err := c.Messages(context.Background(), session.Key{Runtime: rt, ID: s.id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.copies < 2 || len(msgs) != s.copies*len(single) {
+			t.Errorf("%s: %d messages from %d copies of %d", rt, len(msgs), s.copies, len(single))
+		}
+		for i, m := range msgs {
+			if m.Role != session.RoleUser && m.Role != session.RoleAssistant || m.Text == "" {
+				t.Fatalf("%s: message %d: %+v", rt, i, m)
+			}
+			if i > 0 && m.Time.Before(msgs[i-1].Time) {
+				t.Fatalf("%s: message %d at %v, before %v", rt, i, m.Time, msgs[i-1].Time)
+			}
+			if want := single[i%len(single)].Text; m.Text != want {
+				t.Fatalf("%s: message %d is %q, want %q", rt, i, m.Text, want)
+			}
+		}
+	}
+}
