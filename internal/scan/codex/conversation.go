@@ -10,24 +10,34 @@ import (
 	"paddock/internal/session"
 )
 
-// conversation is a whole rollout read for its messages.
+// conversation is a whole rollout read for its messages and, when
+// withEvents, its full record (events.go).
 type conversation struct {
 	msgs     []session.Message
 	users    []int // indexes in msgs of the user messages, for rollbacks
 	dedup    dedup
 	badLines int
+
+	withEvents bool
+	events     []session.Event
+	userEvents []int // indexes in events of the user messages, for rollbacks
+	calls      calls
 }
 
 // readConversation reads every line of the rollout at path. Broken and
 // over-long lines are counted and skipped; a read error ends the file early
 // and is returned with what was read.
 func readConversation(ctx context.Context, path string) (*conversation, error) {
+	return readRollout(ctx, path, &conversation{})
+}
+
+// readRollout reads every line of the rollout at path into c.
+func readRollout(ctx context.Context, path string, c *conversation) (*conversation, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	c := &conversation{}
 	ls := jsonl.NewReader(f, maxLineBytes)
 	for n := 0; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
@@ -61,14 +71,23 @@ func (c *conversation) add(r *record) {
 		c.rollback(r.rollback)
 		return
 	}
+	if c.withEvents {
+		c.addEvent(r)
+	}
 	m := r.msg
 	if m == nil || !c.dedup.fresh(m) {
 		return
 	}
 	if m.role == session.RoleUser {
 		c.users = append(c.users, len(c.msgs))
+		if c.withEvents {
+			c.userEvents = append(c.userEvents, len(c.events))
+		}
 	}
 	c.msgs = append(c.msgs, session.Message{Role: m.role, Text: m.text, Time: r.time})
+	if c.withEvents {
+		c.events = append(c.events, session.Event{Kind: session.EventMessage, Role: m.role, Text: m.text, Time: r.time})
+	}
 }
 
 // rollback drops the last n turns, as Codex does when the person goes back
@@ -85,4 +104,8 @@ func (c *conversation) rollback(n int) {
 	c.msgs = c.msgs[:cut]
 	c.users = c.users[:len(c.users)-n]
 	c.dedup = dedup{}
+	if c.withEvents {
+		c.events = c.events[:c.userEvents[len(c.userEvents)-n]]
+		c.userEvents = c.userEvents[:len(c.userEvents)-n]
+	}
 }

@@ -191,9 +191,22 @@ func (s *Scanner) find(id string) (candidate, bool) {
 			return candidate{id: id, path: path, sig: filesig.Of(st)}, true
 		}
 	}
+	var best candidate
+	found := false
+	for _, c := range s.rollouts(id) {
+		if !found || c.sig.MtimeNs > best.sig.MtimeNs {
+			best, found = c, true
+		}
+	}
+	return best, found
+}
+
+// rollouts finds every rollout of id in the layouts (a copy may be left in
+// both sessions/ and archived_sessions/).
+func (s *Scanner) rollouts(id string) []candidate {
 	// validID admits no glob metacharacters, so the id matches only itself;
 	// rolloutID then rejects a longer id that merely ends in "-"+id.
-	var patterns []string
+	var out []candidate
 	for _, root := range []string{sessionsDir, archiveDir} {
 		for depth := 0; depth <= maxDepth; depth++ {
 			p := []string{s.dir, root}
@@ -201,25 +214,18 @@ func (s *Scanner) find(id string) (candidate, bool) {
 				p = append(p, "*")
 			}
 			p = append(p, "rollout-*"+id+".jsonl")
-			patterns = append(patterns, filepath.Join(p...))
-		}
-	}
-	var best candidate
-	found := false
-	for _, pat := range patterns {
-		paths, _ := filepath.Glob(pat)
-		for _, p := range paths {
-			if got, ok := rolloutID(filepath.Base(p)); !ok || got != id {
-				continue
-			}
-			st, err := os.Stat(p)
-			if err != nil || !st.Mode().IsRegular() {
-				continue
-			}
-			if c := (candidate{id: id, path: p, sig: filesig.Of(st)}); !found || c.sig.MtimeNs > best.sig.MtimeNs {
-				best, found = c, true
+			paths, _ := filepath.Glob(filepath.Join(p...))
+			for _, path := range paths {
+				if got, ok := rolloutID(filepath.Base(path)); !ok || got != id {
+					continue
+				}
+				st, err := os.Stat(path)
+				if err != nil || !st.Mode().IsRegular() {
+					continue
+				}
+				out = append(out, candidate{id: id, path: path, sig: filesig.Of(st)})
 			}
 		}
 	}
-	return best, found
+	return out
 }

@@ -41,6 +41,22 @@ type record struct {
 	envCwd   string       // <cwd> of an <environment_context> injection
 	msg      *message     // a real user prompt or readable assistant text
 	rollback int          // thread_rolled_back: this many turns undone
+
+	// item is a response item other than a message (reasoning, a tool
+	// call or its output), raw and undecoded: only Events reads it, so
+	// listing pays nothing for it. It points into the line's buffer.
+	item []byte
+	// exec is the outcome of a command, from an item_completed
+	// CommandExecution event (Events marks its result as an error).
+	exec execOutcome
+}
+
+// execOutcome is what an item_completed CommandExecution says about one
+// call: its id and whether it failed (status failed or declined, or a
+// non-zero exit code).
+type execOutcome struct {
+	callID string
+	failed bool
 }
 
 // sessionMeta is what a session_meta line says about the thread. Its id
@@ -199,6 +215,7 @@ func responseItem(r *record, item []byte) {
 		return true
 	})
 	if typ != "message" && typ != "" { // hand-made files may leave the type out
+		r.item = item
 		return
 	}
 	switch role {
@@ -244,14 +261,20 @@ func event(r *record, payload []byte) {
 			r.msg = &message{role: "assistant", text: t, from: fromEvent}
 		}
 	case "item_completed":
-		var itemType string
-		var content []byte
+		var itemType, itemID, status string
+		var content, exitCode []byte
 		_ = members(item, func(k, v []byte) bool {
 			switch string(k) {
 			case "type":
 				itemType = str(v)
 			case "content":
 				content = v
+			case "id":
+				itemID = str(v)
+			case "status":
+				status = str(v)
+			case "exit_code":
+				exitCode = v
 			}
 			return true
 		})
@@ -264,6 +287,10 @@ func event(r *record, payload []byte) {
 			if t := contentText(content, "Text", "text"); t != "" {
 				r.msg = &message{role: "assistant", text: t, from: fromItem}
 			}
+		case "CommandExecution":
+			failed := status == "failed" || status == "declined" ||
+				len(exitCode) > 0 && string(exitCode) != "null" && integer(exitCode) != 0
+			r.exec = execOutcome{callID: itemID, failed: failed}
 		}
 	case "thread_rolled_back":
 		if n := integer(numTurns); n > 0 {

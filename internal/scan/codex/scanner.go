@@ -4,10 +4,12 @@
 // session_index.jsonl and state_5.sqlite, and the open files of running
 // codex processes for liveness.
 //
-// It is read-only, always: it never writes, creates, renames, touches or
-// locks anything under the Codex home (SQLite is opened with mode=ro, or
-// read into memory when opening it would create a -wal and -shm), and it
-// never starts or signals Codex. Listing is lazy (seed 002 §2.1): every
+// It is read-only, except for Delete: it never writes, creates, renames,
+// touches or locks anything under the Codex home (SQLite is opened with
+// mode=ro, or read into memory when opening it would create a -wal and
+// -shm), and it never signals Codex. Delete, run only when the user asks,
+// removes one session through `codex delete` or by removing its rollout
+// files (delete.go). Listing is lazy (seed 002 §2.1): every
 // rollout is stat'ed, then only the head and tail of the newest are read
 // until the limit is filled; summaries are cached per file signature, and a
 // scan whose inputs (every rollout's stat, the title sources, the process
@@ -57,12 +59,16 @@ type Options struct {
 	// cannot be resumed where it ran), unless a process still runs them;
 	// tests and tools reading copied histories set it.
 	KeepMissingCwd bool
-	Logger         *slog.Logger // nil: discard
+	// Bin is the codex command Delete runs (`codex delete`), looked up in
+	// PATH when it has no separator. "" (or a command that is not
+	// installed) makes Delete remove the rollout files itself.
+	Bin    string
+	Logger *slog.Logger // nil: discard
 }
 
 // DefaultOptions returns the Codex home and state directory from the
-// environment ($CODEX_HOME or ~/.codex; $CODEX_SQLITE_HOME). Processes is
-// left for the caller.
+// environment ($CODEX_HOME or ~/.codex; $CODEX_SQLITE_HOME) and "codex"
+// for Delete. Processes is left for the caller.
 func DefaultOptions() Options {
 	dir := os.Getenv("CODEX_HOME")
 	if dir == "" {
@@ -70,7 +76,7 @@ func DefaultOptions() Options {
 			dir = filepath.Join(home, ".codex")
 		}
 	}
-	return Options{Dir: dir, StateDir: os.Getenv("CODEX_SQLITE_HOME")}
+	return Options{Dir: dir, StateDir: os.Getenv("CODEX_SQLITE_HOME"), Bin: "codex"}
 }
 
 // Scanner reads Codex sessions. It is safe for concurrent use.
@@ -78,6 +84,7 @@ type Scanner struct {
 	dir, stateDir  string
 	home           string // for Project "~"
 	keepMissingCwd bool
+	bin            string // the codex command for Delete; "" removes files
 	processes      func(ctx context.Context) ([]procscan.AgentProcess, error)
 	openFiles      openFilesFunc
 	cmdline        cmdlineFunc
@@ -138,6 +145,7 @@ func New(opts Options) *Scanner {
 		stateDir:       cmp.Or(opts.StateDir, opts.Dir),
 		home:           home,
 		keepMissingCwd: opts.KeepMissingCwd,
+		bin:            opts.Bin,
 		processes:      opts.Processes,
 		openFiles:      procscan.OpenFiles,
 		cmdline:        procCmdline,

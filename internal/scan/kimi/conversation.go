@@ -22,6 +22,8 @@ import (
 // turns it undid; a compaction is a floor /undo cannot cross. Only real
 // human prompts and readable assistant text are kept (seed 002 §6): no
 // thinking, tool calls, tool results, injected reminders or summaries.
+// Events (events.go) folds the same way and keeps those too, as entries
+// of their own between the messages.
 
 // entry is one message of the rebuilt transcript. Hidden entries are kept
 // only where /undo needs them: user turns that are not human input but
@@ -32,6 +34,9 @@ type entry struct {
 	time       time.Time
 	anchor     bool // a user turn /undo counts
 	compaction bool // /undo stops here
+	// ev, with fold.withEvents, makes this a thinking (its text in text),
+	// tool call or tool result entry: never a message, never an anchor.
+	ev *session.Event
 }
 
 // fold is the state of one pass over a wire file.
@@ -43,6 +48,10 @@ type fold struct {
 	openStep string
 	pending  map[string]bool // tool calls of the open turn without a result yet
 	deferred []*entry        // messages held back while tool calls are pending
+
+	withEvents bool
+	think      *entry          // the thinking of the open step, once it has some
+	recorded   map[string]bool // tool call and result entries made, by kind and id
 
 	badLines int
 }
@@ -79,7 +88,7 @@ func (f *fold) line(line []byte, oversize bool) {
 		}
 	case recLoopEvent:
 		if e, ok := decodeEvent(r.Event); ok {
-			f.loopEvent(e, r.time())
+			f.loopEvent(e, r.Event, r.time())
 		}
 	case recCompaction:
 		if _, kept := jsonNum(r.KeptUsers); kept {
@@ -100,13 +109,27 @@ func (f *fold) line(line []byte, oversize bool) {
 	}
 }
 
-// appendMessage adds a context message, or holds it back while tool calls
-// wait for results.
+// appendMessage adds a context message (with events, its thinking before
+// it and its tool calls or result after it), or holds it back while tool
+// calls wait for results.
 func (f *fold) appendMessage(m wireMessage, t time.Time) {
-	e := messageEntry(m, t)
-	if e == nil {
+	if !f.withEvents {
+		if e := messageEntry(m, t); e != nil {
+			f.add(e)
+		}
 		return
 	}
+	es := f.messageEvents(m, t)
+	if e := messageEntry(m, t); e != nil {
+		es = append(es, e)
+	}
+	for _, e := range append(es, f.messageTools(m, t)...) {
+		f.add(e)
+	}
+}
+
+// add appends an entry made from a context message, or holds it back.
+func (f *fold) add(e *entry) {
 	if len(f.pending) > 0 {
 		f.deferred = append(f.deferred, e)
 		return
@@ -141,7 +164,7 @@ func messageEntry(m wireMessage, t time.Time) *entry {
 	return nil
 }
 
-func (f *fold) loopEvent(e loopEvent, t time.Time) {
+func (f *fold) loopEvent(e loopEvent, raw json.RawMessage, t time.Time) {
 	switch jsonStr(e.Type) {
 	case "step.begin":
 		f.settle()
@@ -158,14 +181,23 @@ func (f *fold) loopEvent(e loopEvent, t time.Time) {
 	case "content.part":
 		if f.accepts(e) {
 			f.open.text.WriteString(partText(e.Part))
+			if f.withEvents {
+				f.thinking(thinkText(e.Part), t)
+			}
 		}
 	case "tool.call":
+		if f.withEvents {
+			f.toolCall(raw, t)
+		}
 		if f.accepts(e) {
 			if id := jsonStr(e.ToolCallID); id != "" {
 				f.pending[id] = true
 			}
 		}
 	case "tool.result":
+		if f.withEvents {
+			f.toolResult(raw, t)
+		}
 		id := jsonStr(e.ToolCallID)
 		if f.pending[id] {
 			delete(f.pending, id)
@@ -182,6 +214,7 @@ func (f *fold) accepts(e loopEvent) bool {
 // settle closes the open step: unanswered tool calls count as interrupted
 // and the held-back messages follow.
 func (f *fold) settle() {
+	f.think = nil
 	if f.open == nil {
 		f.flush()
 		return
@@ -201,6 +234,7 @@ func (f *fold) flush() {
 
 func (f *fold) reset() {
 	f.open, f.openStep = nil, ""
+	f.think = nil
 	clear(f.pending)
 	f.deferred = nil
 }
@@ -231,10 +265,26 @@ func (f *fold) undo(n int) {
 // clamps them the same way): a record with an earlier clock than the one
 // before it takes that one's time.
 func (f *fold) messages() []session.Message {
+	var out []session.Message
+	f.walk(func(e *entry, text string, at time.Time) {
+		if e.ev == nil {
+			out = append(out, session.Message{Role: e.role, Text: text, Time: at})
+		}
+	})
+	return out
+}
+
+// walk calls fn with every entry shown, in order: the visible messages,
+// their times clamped as messages describes, and (with withEvents) the
+// event entries at their own times.
+func (f *fold) walk(fn func(e *entry, text string, at time.Time)) {
 	all := append(f.entries[:len(f.entries):len(f.entries)], f.deferred...)
-	out := make([]session.Message, 0, len(all))
 	var last time.Time
 	for _, e := range all {
+		if e.ev != nil {
+			fn(e, e.text.String(), e.time)
+			continue
+		}
 		if e.role == "" {
 			continue
 		}
@@ -249,31 +299,37 @@ func (f *fold) messages() []session.Message {
 			}
 			last = at
 		}
-		out = append(out, session.Message{Role: e.role, Text: text, Time: at})
+		fn(e, text, at)
 	}
-	return out
 }
 
 // readWireConversation reads a whole wire file. A read error stops early
 // and is returned with what was read before it.
 func readWireConversation(ctx context.Context, path string) ([]session.Message, int, error) {
+	f := newFold()
+	err := f.read(ctx, path)
+	return f.messages(), f.badLines, err
+}
+
+// read folds the wire file at path. A read error stops early and is
+// returned; what was read before it stays in f.
+func (f *fold) read(ctx context.Context, path string) error {
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
 	defer file.Close()
-	f := newFold()
 	ls := jsonl.NewReader(file, maxLineBytes).KeepLong(keepTypes(convTypes))
 	for n := 0; ; n++ {
 		if n%2048 == 0 && ctx.Err() != nil {
-			return f.messages(), f.badLines, ctx.Err()
+			return ctx.Err()
 		}
 		line, oversize, err := ls.Next()
 		if errors.Is(err, io.EOF) {
-			return f.messages(), f.badLines, nil
+			return nil
 		}
 		if err != nil {
-			return f.messages(), f.badLines, err
+			return err
 		}
 		f.line(line, oversize)
 	}

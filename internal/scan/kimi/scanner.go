@@ -11,8 +11,10 @@
 //     A session kimi-code has migrated (it becomes ses_<uuid>) is listed
 //     once, from kimi-code.
 //
-// It is read-only, always: it never writes, creates, renames, touches or
-// locks anything under either directory and never starts or signals Kimi.
+// It is read-only, except for Delete: it never writes, creates, renames,
+// touches or locks anything under either directory and never starts or
+// signals Kimi. Delete, run only when the user asks, removes one session's
+// own files (delete.go).
 // Listing is lazy (seed 002 §2.1): it stats every session's history file,
 // then reads state.json and the head and tail of the newest until the limit
 // is filled, caching each summary by file signature; an unchanged tree and
@@ -554,6 +556,17 @@ func (s *Scanner) find(id string) (candidate, bool) {
 			return candidate{}, false // listed as its kimi-code copy
 		}
 	}
+	return s.findLegacy(id)
+}
+
+// findLegacy locates a kimi-cli session by id, whether or not kimi-code
+// has migrated it.
+func (s *Scanner) findLegacy(id string) (candidate, bool) {
+	if s.legacyHome == "" || !validID(id) {
+		return candidate{}, false
+	}
+	var best candidate
+	found := false
 	workDirs, _ := legacyWorkDirs(s.legacyHome)
 	root := filepath.Join(s.legacyHome, "sessions")
 	for _, p := range append(

@@ -184,8 +184,9 @@ func readLegacySummary(c *candidate, marker string) *summary {
 // legacyMessage is one line of a kimi-cli context.jsonl: a kosong Message
 // ({"role","content",…}) or bookkeeping ({"role":"_usage",…}).
 type legacyMessage struct {
-	Role    json.RawMessage `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role      json.RawMessage `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	ToolCalls json.RawMessage `json:"tool_calls"` // assistant: [{id, function: {name, arguments}}]
 }
 
 // legacyRole returns the role of a context line without decoding it when
@@ -303,44 +304,92 @@ func legacyCreated(path string) time.Time {
 
 // readLegacyConversation reads a whole context.jsonl.
 func readLegacyConversation(ctx context.Context, path string) ([]session.Message, int, error) {
+	l := &legacyFold{}
+	err := l.read(ctx, path)
+	return l.msgs, l.bad, err
+}
+
+// legacyFold is one pass over a kimi-cli context.jsonl: its messages and,
+// withEvents, its full record (events.go).
+type legacyFold struct {
+	withEvents bool
+	msgs       []session.Message
+	events     []session.Event
+	bad        int
+}
+
+// read folds the file at path. A read error stops early and is returned;
+// what was read before it stays in l.
+func (l *legacyFold) read(ctx context.Context, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
 	defer f.Close()
-	var out []session.Message
-	bad := 0
-	ls := jsonl.NewReader(f, maxLineBytes).KeepLong(keepLegacy)
+	keep := keepLegacy
+	if l.withEvents {
+		keep = keepLegacyEvents
+	}
+	ls := jsonl.NewReader(f, maxLineBytes).KeepLong(keep)
 	for n := 0; ; n++ {
 		if n%2048 == 0 && ctx.Err() != nil {
-			return out, bad, ctx.Err()
+			return ctx.Err()
 		}
 		line, oversize, err := ls.Next()
 		if errors.Is(err, io.EOF) {
-			return out, bad, nil
+			return nil
 		}
 		if err != nil {
-			return out, bad, err
+			return err
 		}
-		if oversize {
-			bad++
-			continue
+		l.line(line, oversize)
+	}
+}
+
+func (l *legacyFold) line(line []byte, oversize bool) {
+	if oversize {
+		l.bad++
+		return
+	}
+	if len(line) == 0 {
+		return
+	}
+	if l.withEvents {
+		if role, fast := legacyRole(line); fast && role == "tool" {
+			l.toolLine(line)
+			return
 		}
-		if len(line) == 0 {
-			continue
+	}
+	m, wanted, ok := decodeLegacy(line)
+	if !ok {
+		l.bad++
+		return
+	}
+	if !wanted {
+		return
+	}
+	if l.withEvents && jsonStr(m.Role) == "tool" {
+		l.toolLine(line) // a line that does not start with its role
+		return
+	}
+	if text, ok := legacyPrompt(m); ok {
+		l.message(session.RoleUser, text)
+	} else if jsonStr(m.Role) == "assistant" {
+		if l.withEvents {
+			l.thinking(m.Content)
 		}
-		m, wanted, ok := decodeLegacy(line)
-		if !ok {
-			bad++
-			continue
+		if text, ok := legacyAnswer(m); ok {
+			l.message(session.RoleAssistant, text)
 		}
-		if !wanted {
-			continue
+		if l.withEvents {
+			l.toolCalls(m.ToolCalls)
 		}
-		if text, ok := legacyPrompt(m); ok {
-			out = append(out, session.Message{Role: session.RoleUser, Text: text})
-		} else if text, ok := legacyAnswer(m); ok {
-			out = append(out, session.Message{Role: session.RoleAssistant, Text: text})
-		}
+	}
+}
+
+func (l *legacyFold) message(role, text string) {
+	l.msgs = append(l.msgs, session.Message{Role: role, Text: text})
+	if l.withEvents {
+		l.events = append(l.events, session.Event{Kind: session.EventMessage, Role: role, Text: text})
 	}
 }

@@ -92,10 +92,11 @@ func (r *wireRecord) time() time.Time {
 // wireMessage is a context message: {role, content: [parts], toolCalls,
 // origin}.
 type wireMessage struct {
-	Role      json.RawMessage `json:"role"`
-	Content   json.RawMessage `json:"content"`
-	Origin    json.RawMessage `json:"origin"`
-	ToolCalls json.RawMessage `json:"toolCalls"`
+	Role       json.RawMessage `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	Origin     json.RawMessage `json:"origin"`
+	ToolCalls  json.RawMessage `json:"toolCalls"`
+	ToolCallID json.RawMessage `json:"toolCallId"` // role "tool": the call answered
 }
 
 func decodeMessage(raw json.RawMessage) (wireMessage, bool) {
