@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -326,5 +327,53 @@ func TestApprovalsEndToEnd(t *testing.T) {
 			t.Fatalf("answer: %d %s", status, msg)
 		}
 		term.Expect(ctx, regexp.MustCompile(`→ Red`))
+	})
+
+	t.Run("kimi-hosted-screen", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+		defer cancel()
+		// Kimi's hooks cannot approve: for a session paddock hosts, the
+		// dialog is read off its screen and answered with its keys.
+		agent, _, api, _ := hostingServeCLI(t, ctx, agenttest.Kimi)
+		var created struct {
+			ID     string
+			Prompt struct{ Delivered bool }
+		}
+		if status, err := api.post("/api/v1/sessions", map[string]any{"runtime": "kimi", "workdir": agent.Cwd, "prompt": "please RUN the thing"}, &created); err != nil || status != http.StatusCreated || !created.Prompt.Delivered {
+			t.Fatalf("create: %d %+v %v", status, created, err)
+		}
+		out := filepath.Join(agent.Cwd, "mock_out.txt")
+		it := waitItem(t, api, "approvals", func(it approvalItem) bool { return strings.HasPrefix(it.Session, "kimi:") })
+		if it.Input.Command != mockmodel.RunCommand(1) || !slices.Contains(it.Can, "allow") || !slices.Contains(it.Can, "deny") {
+			t.Fatalf("screen item %+v", it)
+		}
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusOK {
+			t.Fatalf("allow: %d %s", status, msg)
+		}
+		until(t, 30*time.Second, "the command approved with keys ran", func() (bool, string) {
+			b, _ := os.ReadFile(out)
+			return strings.Contains(string(b), "hello-from-mock-1"), string(b)
+		})
+
+		key := strings.TrimPrefix(it.Session, "kimi:")
+		var d struct{ Delivered bool }
+		until(t, 30*time.Second, "the turn ended", func() (bool, string) {
+			s, ok := api.liveSession("kimi")
+			return ok && s.State == "waiting", fmt.Sprintf("%+v", s)
+		})
+		if status, err := api.post("/api/v1/sessions/kimi/"+key+"/message", map[string]any{"text": "RUN it again please"}, &d); err != nil || status != http.StatusOK {
+			t.Fatalf("message: %d %v", status, err)
+		}
+		it = waitItem(t, api, "approvals", func(x approvalItem) bool { return x.Input.Command == mockmodel.RunCommand(2) })
+		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny"}); status != http.StatusOK {
+			t.Fatalf("deny: %d %s", status, msg)
+		}
+		until(t, 30*time.Second, "the turn after the denial", func() (bool, string) {
+			s, ok := api.liveSession("kimi")
+			return ok && s.State == "waiting", fmt.Sprintf("%+v", s)
+		})
+		if b, _ := os.ReadFile(out); strings.Contains(string(b), "hello-from-mock-2") {
+			t.Fatalf("the denied command ran: %q", b)
+		}
 	})
 }

@@ -151,7 +151,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	defer hooks.Close()
 
 	var hosting web.Hosting
-	var reattach, sleeper, probe func(context.Context) error
+	var reattach, sleeper, probe, screens func(context.Context) error
 	if terms, err := tmux.New(ctx, cfg.DataDir, tmux.Options{}); err != nil {
 		log.Warn("hosted sessions are off: paddock starts agents in tmux", "error", err)
 	} else {
@@ -161,6 +161,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		// The CLIs' --help is checked in the background: a CLI whose
 		// flags changed refuses resumes from then on.
 		probe = func(ctx context.Context) error { h.Probe(ctx); return nil }
+		// Dialogs no hook can answer (Kimi's approvals, agents without
+		// hooks) are read off the hosted screens and answered with keys.
+		screens = func(ctx context.Context) error { return h.WatchScreens(ctx, items, hosted.DefaultScreenEvery) }
 		reattach = func(ctx context.Context) error {
 			_, err := h.Reattach(ctx, terms, states.Restored())
 			if err != nil && ctx.Err() == nil {
@@ -236,6 +239,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		goRun("hosted re-attach and tmux watch", func() error { return reattach(ctx) })
 		goRun("idle sleep", func() error { return sleeper(ctx) })
 		goRun("agent CLI check", func() error { return probe(ctx) })
+		goRun("hosted screen dialogs", func() error { return screens(ctx) })
 	}
 	goRun("websocket hub", func() error { return srv.Run(ctx) })
 	goRun("https", func() error { return httpsSrv.Serve(tls.NewListener(httpsLn, tlsCfg)) })

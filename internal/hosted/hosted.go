@@ -110,8 +110,9 @@ type Manager struct {
 	attached     chan struct{}
 	attachedOnce sync.Once
 
-	probes probes
-	tmux   tmuxWatch
+	probes   probes
+	tmux     tmuxWatch
+	fallback fallback
 }
 
 // terminal is one hosted agent.

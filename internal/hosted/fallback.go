@@ -1,0 +1,198 @@
+package hosted
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"time"
+
+	"paddock/internal/hookstate"
+	"paddock/internal/live"
+	"paddock/internal/pending"
+	"paddock/internal/screendialog"
+	"paddock/internal/session"
+	"paddock/internal/tmux"
+)
+
+// Items is what the screen fallback needs of the pending items (the
+// broker): it opens an item for a dialog read off a hosted terminal's
+// screen, and releases it when the dialog goes away on its own.
+type Items interface {
+	Open(ctx context.Context, it pending.Item) (pending.Item, <-chan pending.Outcome, error)
+	Release(ctx context.Context, id string, res pending.Resolution, by string) (pending.Item, bool)
+	List(f pending.Filter) []pending.Item
+}
+
+// screenItem is a dialog being offered on the phone.
+type screenItem struct {
+	id     string
+	dialog screendialog.Dialog
+}
+
+// fallback holds the dialogs offered per terminal id; guarded by its mutex.
+type fallback struct {
+	mu      sync.Mutex
+	offered map[string]screenItem
+}
+
+// DefaultScreenEvery is how often the fallback reads the hosted screens.
+const DefaultScreenEvery = time.Second
+
+// screenHold bounds a dialog offered from the screen: the agent waits for
+// ever, the card should not.
+const screenHold = time.Hour
+
+// WatchScreens is the fallback for hosted sessions paddock cannot answer
+// through a hook (issue 6 item 7): every interval it reads the screen of
+// each hosted terminal whose agent has no hook channel for decisions —
+// Kimi Code (its hooks can only deny), or any agent whose hooks never
+// reported — and when it shows a dialog paddock recognises
+// (internal/screendialog) and no hook item is waiting for that session, it
+// offers the dialog on the phone. The answer is typed as keys only after a
+// fresh capture shows the very same dialog; a dialog that went away is
+// released as answered at the desk. It runs until ctx ends.
+func (m *Manager) WatchScreens(ctx context.Context, items Items, interval time.Duration) error {
+	if interval <= 0 {
+		interval = DefaultScreenEvery
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			m.screensOnce(ctx, items, &wg)
+		}
+	}
+}
+
+// screenFallback reports whether a card's dialogs are read off its screen.
+func screenFallback(c live.Card) bool {
+	return c.Key.Runtime == hookstate.RuntimeKimi || c.LastEvent.IsZero()
+}
+
+func (m *Manager) screensOnce(ctx context.Context, items Items, wg *sync.WaitGroup) {
+	m.mu.Lock()
+	terms := make([]*terminal, 0, len(m.terms))
+	for _, t := range m.terms {
+		if !t.closing {
+			terms = append(terms, t)
+		}
+	}
+	m.mu.Unlock()
+	for _, t := range terms {
+		c, ok := m.opts.Live.ByTerminal(t.id)
+		if !ok || !screenFallback(c) || c.State.Over() {
+			continue
+		}
+		screen, err := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{})
+		if err != nil {
+			continue
+		}
+		d, shown := screendialog.Detect(t.runtime, screen)
+		m.fallback.mu.Lock()
+		prev, offered := m.fallback.offered[t.id]
+		m.fallback.mu.Unlock()
+		if offered && (!shown || d.Fingerprint != prev.dialog.Fingerprint) {
+			// Answered at the desk (or by the keys paddock sent).
+			if _, ok := items.Release(ctx, prev.id, pending.Desk, "desk"); ok {
+				m.log.Info("screen dialog answered at the desk", "terminal", t.id, "item", prev.id)
+			}
+			m.fallback.mu.Lock()
+			delete(m.fallback.offered, t.id)
+			m.fallback.mu.Unlock()
+			offered = false
+		}
+		if !shown || offered || len(items.List(pending.Filter{Key: c.Key, PendingOnly: true})) > 0 {
+			continue
+		}
+		it, outcome, err := items.Open(ctx, screenDialogItem(c.Key, c.Cwd, d))
+		if err != nil {
+			m.log.Warn("screen dialog not offered", "terminal", t.id, "error", err)
+			continue
+		}
+		m.fallback.mu.Lock()
+		if m.fallback.offered == nil {
+			m.fallback.offered = map[string]screenItem{}
+		}
+		m.fallback.offered[t.id] = screenItem{id: it.ID, dialog: d}
+		m.fallback.mu.Unlock()
+		m.log.Info("screen dialog offered on the phone", "terminal", t.id, "item", it.ID, "kind", d.Kind)
+		wg.Go(func() { m.answerScreen(ctx, t, it, d, outcome) })
+	}
+}
+
+// screenDialogItem is the pending item of a dialog read off a screen.
+func screenDialogItem(k session.Key, cwd string, d screendialog.Dialog) pending.Item {
+	now := time.Now()
+	it := pending.Item{Kind: pending.KindApproval, Key: k, Cwd: cwd, Tool: d.Tool, ToolUseID: "screen:" + d.Fingerprint,
+		Created: now, Expires: now.Add(screenHold), Reason: "Read from its terminal: paddock answers by pressing the keys, after checking the dialog is still on screen."}
+	if it.Tool == "" {
+		it.Tool = "command"
+	}
+	if d.Kind == screendialog.Question {
+		it.Kind, it.Tool, it.Can = pending.KindQuestion, "question", []string{pending.VerbAnswer, pending.VerbDeny}
+		q := pending.Question{Question: d.Question}
+		for _, o := range d.Options {
+			if _, ok := screendialog.Keys(d, screendialog.VerbAnswer, slices.Index(d.Options, o)); ok {
+				q.Options = append(q.Options, pending.Option{Label: o})
+			}
+		}
+		it.Questions = []pending.Question{q}
+		it.Input, _ = json.Marshal(map[string]any{"question": d.Question, "options": d.Options})
+		return it
+	}
+	it.Input, _ = json.Marshal(map[string]any{"command": d.Command, "options": d.Options})
+	for _, verb := range []string{pending.VerbAllow, pending.VerbDeny, pending.VerbAlways} {
+		if _, ok := screendialog.Keys(d, verb, 0); ok {
+			it.Can = append(it.Can, verb)
+		}
+	}
+	return it
+}
+
+// answerScreen waits for the phone's answer and types it — only into the
+// very dialog the item describes.
+func (m *Manager) answerScreen(ctx context.Context, t *terminal, it pending.Item, d screendialog.Dialog, outcome <-chan pending.Outcome) {
+	var out pending.Outcome
+	select {
+	case out = <-outcome:
+	case <-ctx.Done():
+		return
+	}
+	verb, choice := "", 0
+	switch out.Item.Resolution {
+	case pending.Allowed:
+		verb = screendialog.VerbAllow
+	case pending.Always:
+		verb = screendialog.VerbAlways
+	case pending.Denied:
+		verb = screendialog.VerbDeny
+	case pending.Answered:
+		verb = screendialog.VerbAnswer
+		if len(it.Questions) == 1 {
+			choice = slices.Index(d.Options, out.Item.Answers[it.Questions[0].Question])
+		}
+	default:
+		return // answered at the desk, expired
+	}
+	keys, ok := screendialog.Keys(d, verb, choice)
+	if !ok {
+		m.log.Warn("screen dialog answer has no keys", "item", it.ID, "verb", verb)
+		return
+	}
+	screen, err := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{})
+	if err != nil || !screendialog.Matches(d, screen) {
+		m.log.Warn("the dialog on screen changed; no keys sent", "item", it.ID, "terminal", t.id)
+		return
+	}
+	if err := m.opts.Terminals.SendKeys(ctx, t.pane, keys...); err != nil {
+		m.log.Warn("screen dialog answer not typed", "item", it.ID, "error", err)
+		return
+	}
+	m.log.Info("screen dialog answered with keys", "item", it.ID, "terminal", t.id, "resolution", out.Item.Resolution)
+}

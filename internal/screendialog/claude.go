@@ -1,0 +1,169 @@
+package screendialog
+
+import "strings"
+
+// Claude Code 2.1.328 (testdata/claude-2.1.328/claude-approval-1.txt):
+//
+//	──────────────────────────────
+//	 Bash command
+//	 Tip: auto mode handles these prompts for you — …
+//	 Append a line to mock_out.txt
+//	╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌
+//	 echo hello-from-mock-1 >> mock_out.txt && cat mock_out.txt
+//	╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌
+//	 Do you want to proceed?
+//	 ❯ 1. Yes
+//	   2. Yes, and always allow access to /tmp/…/proj from this project
+//	   3. Yes, and switch to auto mode · auto mode handles these prompts for you
+//	   4. No
+//
+//	 Esc to cancel · Tab to amend
+//
+// A digit picks and confirms its line whatever is selected (verified: 1
+// ran the command, 2 allowed it and added the rule, 4 refused it). Only
+// the Bash dialog is recognised: edits, writes, web fetches and MCP tools
+// were not recorded.
+const (
+	claudeProceed    = "Do you want to proceed?"
+	claudeBashTitle  = "Bash command"
+	claudeQuestionFt = "Enter to select · ↑/↓ to navigate · Esc to cancel"
+)
+
+func claudeApproval(ls []string) (Dialog, bool) {
+	end := len(ls) - 1
+	// The footer is the last line: "Esc to cancel", with " · Tab to
+	// amend" while the first line is selected.
+	if end < 0 || !strings.HasPrefix(strings.TrimSpace(ls[end]), "Esc to cancel") {
+		return Dialog{}, false
+	}
+	ask := lastIndex(ls, end, trimmedIs(claudeProceed))
+	if ask < 0 {
+		return Dialog{}, false
+	}
+	options, ok := parseOptions(ls[ask+1:end], true, nil)
+	if !ok {
+		return Dialog{}, false
+	}
+	// The command sits between two dashed rules right above the question.
+	if ask < 1 || !isRule(ls[ask-1], '╌') {
+		return Dialog{}, false
+	}
+	open := lastIndex(ls, ask-1, func(l string) bool { return isRule(l, '╌') })
+	if open < 0 || open+1 >= ask-1 {
+		return Dialog{}, false
+	}
+	cmd := joinTrimmed(ls[open+1 : ask-1])
+	// Above: the title, an optional tip and the agent's description, under
+	// the dialog's top rule.
+	top := lastIndex(ls, open, func(l string) bool { return isRule(l, '─') })
+	if top < 0 || top+1 >= open || strings.TrimSpace(ls[top+1]) != claudeBashTitle {
+		return Dialog{}, false
+	}
+	for _, l := range ls[top+1 : open] {
+		if isRule(l, '╌') {
+			return Dialog{}, false
+		}
+	}
+	d := Dialog{Kind: Approval, Tool: "Bash", Command: cmd, Options: normAll(options)}
+	if indexOf(d.Options, isClaudeYes) != 0 || indexOf(d.Options, isClaudeNo) < 0 {
+		return Dialog{}, false
+	}
+	return d, true
+}
+
+func isClaudeYes(o string) bool { return o == "Yes" }
+
+func isClaudeNo(o string) bool { return o == "No" || strings.HasPrefix(o, "No,") }
+
+func isClaudeAlways(o string) bool {
+	return strings.HasPrefix(o, "Yes, and always allow") || strings.HasPrefix(o, "Yes, and don't ask again")
+}
+
+func claudeApprovalKeys(d Dialog, verb string) ([]string, bool) {
+	var match func(string) bool
+	switch verb {
+	case VerbAllow:
+		match = isClaudeYes
+	case VerbAlways:
+		match = isClaudeAlways
+	case VerbDeny:
+		match = isClaudeNo
+	default:
+		return nil, false
+	}
+	k, ok := digit(indexOf(d.Options, match))
+	if !ok {
+		return nil, false
+	}
+	return []string{k}, true
+}
+
+// Claude's question picker (AskUserQuestion), testdata/claude-2.1.328/claude-question.txt:
+//
+//	──────────────────────────────
+//	 ☐ Color
+//
+//	Which color do you prefer?
+//
+//	❯ 1. Red
+//	     warm
+//	  2. Blue
+//	     cool
+//	  3. Type something.
+//	──────────────────────────────
+//	  4. Chat about this
+//
+//	Enter to select · ↑/↓ to navigate · Esc to cancel
+//
+// A digit answers at once (verified: 2 answered "Blue"). Only a single
+// question is recognised: with several, a digit moves on to the next tab
+// and a Submit page follows (not recorded). Multi-select pickers (a
+// checkbox per option) are not recognised either.
+func claudeQuestion(ls []string) (Dialog, bool) {
+	end := len(ls) - 1
+	if end < 0 || norm(ls[end]) != claudeQuestionFt {
+		return Dialog{}, false
+	}
+	tab := lastIndex(ls, end, func(l string) bool {
+		t := strings.TrimSpace(l)
+		return strings.HasPrefix(t, "☐ ") || strings.HasPrefix(t, "✔ ") || strings.HasPrefix(t, "☒ ")
+	})
+	if tab < 1 || !isRule(ls[tab-1], '─') {
+		return Dialog{}, false
+	}
+	// One tab only: no second box, no Submit tab.
+	header := strings.TrimSpace(ls[tab])
+	if strings.ContainsAny(header[len("☐ "):], "☐✔☒") || strings.Contains(header, "Submit") {
+		return Dialog{}, false
+	}
+	first := -1
+	for i := tab + 1; i < end; i++ {
+		if _, ok := parseNumbered(ls[i]); ok {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return Dialog{}, false
+	}
+	question := joinTrimmed(ls[tab+1 : first])
+	options, ok := parseOptions(ls[first:end], false, func(l string) bool { return isRule(l, '─') })
+	if !ok {
+		return Dialog{}, false
+	}
+	for _, o := range options {
+		if strings.HasPrefix(o, "[") { // a multi-select checkbox
+			return Dialog{}, false
+		}
+	}
+	return Dialog{Kind: Question, Question: question, Options: normAll(options)}, true
+}
+
+// normAll normalises every string of ss.
+func normAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = norm(s)
+	}
+	return out
+}

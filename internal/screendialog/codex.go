@@ -1,0 +1,137 @@
+package screendialog
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Codex 0.169.0 (../shared/fixtures/real/codex-0.169.0/screens/codex-approval-1.txt):
+//
+//	  Would you like to run the following command?
+//	  Environment: local
+//	  Reason: Mock wants to append to mock_out.txt
+//	  $ echo hello-from-mock-3 >> mock_out.txt && cat mock_out.txt
+//	› 1. Yes, proceed (y)
+//	  2. Yes, and don't ask again for commands that start with `echo …` (p)
+//	  3. No, and tell Codex what to do differently (esc)
+//	  Press enter to confirm or esc to cancel
+//
+// Keys: y approves once (real-clients.md, agentenv), Esc refuses and
+// interrupts the turn (same), 2 picks "don't ask again" at once
+// (testdata/codex-0.169.0/codex-after-digit2.txt; its own key p is not
+// in paddock's key list). Only the command dialog is recognised: patch
+// and network approvals were not recorded.
+const (
+	codexRunAsk  = "Would you like to run the following command?"
+	codexFooter  = "Press enter to confirm or esc to cancel"
+	codexAskFoot = "enter to submit answer"
+)
+
+func codexApproval(ls []string) (Dialog, bool) {
+	end := len(ls) - 1
+	if end < 0 || strings.TrimSpace(ls[end]) != codexFooter {
+		return Dialog{}, false
+	}
+	ask := lastIndex(ls, end, trimmedIs(codexRunAsk))
+	if ask < 0 {
+		return Dialog{}, false
+	}
+	// "$ command" (possibly wrapped onto indented lines) comes after the
+	// environment and reason lines and right before option 1.
+	dollar, first := -1, -1
+	for i := ask + 1; i < end; i++ {
+		if o, ok := parseNumbered(ls[i]); ok && o.n == 1 {
+			first = i
+			break
+		}
+		if dollar < 0 && strings.HasPrefix(strings.TrimSpace(ls[i]), "$ ") {
+			dollar = i
+		}
+	}
+	if dollar < 0 || first < 0 {
+		return Dialog{}, false
+	}
+	cmd := joinTrimmed(ls[dollar:first])
+	cmd = norm(strings.TrimPrefix(cmd, "$"))
+	options, ok := parseOptions(ls[first:end], true, nil)
+	if !ok {
+		return Dialog{}, false
+	}
+	d := Dialog{Kind: Approval, Command: cmd, Options: normAll(options)}
+	if indexOf(d.Options, codexShortcut("y")) != 0 || indexOf(d.Options, codexShortcut("esc")) < 0 {
+		return Dialog{}, false
+	}
+	return d, true
+}
+
+// codexShortcut matches an option offering key k: "Yes, proceed (y)".
+func codexShortcut(k string) func(string) bool {
+	return func(o string) bool { return strings.HasSuffix(o, "("+k+")") }
+}
+
+func codexApprovalKeys(d Dialog, verb string) ([]string, bool) {
+	switch verb {
+	case VerbAllow:
+		if i := indexOf(d.Options, codexShortcut("y")); i == 0 && strings.HasPrefix(norm(d.Options[i]), "Yes") {
+			return []string{"y"}, true
+		}
+	case VerbDeny:
+		if indexOf(d.Options, codexShortcut("esc")) >= 0 {
+			return []string{"Escape"}, true
+		}
+	case VerbAlways:
+		i := indexOf(d.Options, codexShortcut("p"))
+		if i < 0 || !strings.HasPrefix(norm(d.Options[i]), "Yes, and don't ask again") {
+			return nil, false
+		}
+		if k, ok := digit(i); ok {
+			return []string{k}, true
+		}
+	}
+	return nil, false
+}
+
+// Codex's request_user_input (Plan mode), testdata/codex-0.169.0/codex-question.txt:
+//
+//	Question 1/1 (1 unanswered)
+//	Which color do you prefer?
+//	› 1. Red                warm
+//	  2. Blue               cool
+//	  3. None of the above  Optionally, add details in notes (tab)
+//	tab to add notes | enter to submit answer | esc to interrupt
+//
+// A digit answers at once (verified: 2 answered "Blue",
+// codex-question-after-digit2.txt). Only "Question 1/1" is recognised.
+var codexQuestionHead = regexp.MustCompile(`^Question 1/1\b`)
+
+func codexQuestion(ls []string) (Dialog, bool) {
+	end := len(ls) - 1
+	if end < 0 || !strings.Contains(ls[end], codexAskFoot) {
+		return Dialog{}, false
+	}
+	head := lastIndex(ls, end, func(l string) bool { return codexQuestionHead.MatchString(strings.TrimSpace(l)) })
+	if head < 0 {
+		return Dialog{}, false
+	}
+	first := -1
+	for i := head + 1; i < end; i++ {
+		if _, ok := parseNumbered(ls[i]); ok {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return Dialog{}, false
+	}
+	question := joinTrimmed(ls[head+1 : first])
+	options, ok := parseOptions(ls[first:end], false, nil)
+	if !ok {
+		return Dialog{}, false
+	}
+	// Label and description share the line, two or more spaces apart.
+	for i, o := range options {
+		label, _, _ := strings.Cut(o, "  ")
+		options[i] = label
+	}
+	return Dialog{Kind: Question, Question: question, Options: normAll(options)}, true
+}

@@ -1,0 +1,197 @@
+package screendialog
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Kimi Code 2.1.0 draws its dialogs between two rules above the status
+// line (../shared/fixtures/real/kimi-code-2.1.0/screens/kimi-approval-1.txt):
+//
+//	──────────────────────────────
+//	  ▶ Run this command?
+//	  cwd: /tmp/fakehome-kimi/proj
+//	  $ echo hello-from-mock-3 >> mock_out.txt && cat mock_out.txt
+//	    Append a line to mock_out.txt
+//	  ▶ 1. Approve once
+//	    2. Approve for this session
+//	    3. Reject
+//	    4. Reject with feedback
+//	  ↑/↓ select · 1/2/3/4 choose · ↵ confirm
+//	──────────────────────────────
+//	mock-model  ~/proj                          ctrl+o expand | …
+//	                                            context: 1% (132/125k)
+//
+// Digits choose (real-clients.md: 1 approve once, 2 approve for this
+// session, 3 reject; agentenv answers with 1 and 3). The command is the
+// "$ " line alone: a wrapped command cannot be told from the description
+// below it, and a cut command mismatches its pending item.
+var (
+	kimiApprovalFooter = regexp.MustCompile(`^↑/↓ select · [1-9](?:/[1-9])* choose · ↵ confirm$`)
+	kimiQuestionFooter = regexp.MustCompile(`^↑↓ select 1-[1-9] / ↵ choose ←/→/tab switch esc cancel$`)
+	kimiContext        = regexp.MustCompile(`context: \d+% \(\S+\)$`)
+	kimiChoice         = regexp.MustCompile(`^( *)(?:→ +)?\[([1-9])\] +(\S.*)$`)
+	kimiTabGap         = regexp.MustCompile(` {2,}`)
+)
+
+const kimiRunAsk = "▶ Run this command?"
+
+// kimiBottom finds the dialog's footer: the line matching footer, followed
+// only by the closing rule, at most one status line, and the context line
+// at the very bottom. Anything else below (a shell prompt after the CLI
+// was killed) means the dialog is not live.
+func kimiBottom(ls []string, footer *regexp.Regexp) int {
+	end := len(ls) - 1
+	if end < 2 || !kimiContext.MatchString(ls[end]) {
+		return -1
+	}
+	for i := end - 1; i >= 0 && i >= end-3; i-- {
+		if !isRule(ls[i], '─') {
+			continue
+		}
+		if i >= 1 && footer.MatchString(norm(ls[i-1])) {
+			return i - 1
+		}
+		return -1
+	}
+	return -1
+}
+
+func kimiApproval(ls []string) (Dialog, bool) {
+	foot := kimiBottom(ls, kimiApprovalFooter)
+	if foot < 0 {
+		return Dialog{}, false
+	}
+	ask := lastIndex(ls, foot, trimmedIs(kimiRunAsk))
+	if ask < 0 {
+		return Dialog{}, false
+	}
+	if rule := prevNonBlank(ls, ask); rule < 0 || !isRule(ls[rule], '─') {
+		return Dialog{}, false
+	}
+	first, dollar := -1, -1
+	for i := ask + 1; i < foot; i++ {
+		if _, ok := parseNumbered(ls[i]); ok {
+			first = i
+			break
+		}
+		if dollar < 0 && strings.HasPrefix(strings.TrimSpace(ls[i]), "$ ") {
+			dollar = i
+		}
+	}
+	if first < 0 || dollar < 0 {
+		return Dialog{}, false
+	}
+	options, ok := parseOptions(ls[first:foot], true, nil)
+	// The footer's "1/2/3/4" counts the options.
+	if !ok || !strings.Contains(norm(ls[foot]), " "+countTo(len(options), "/")+" choose ") {
+		return Dialog{}, false
+	}
+	d := Dialog{Kind: Approval, Command: norm(strings.TrimPrefix(strings.TrimSpace(ls[dollar]), "$")), Options: normAll(options)}
+	if indexOf(d.Options, isKimi("Approve once")) != 0 || indexOf(d.Options, isKimi("Reject")) < 0 {
+		return Dialog{}, false
+	}
+	return d, true
+}
+
+// countTo is "1/2/…/n" with sep between the numbers.
+func countTo(n int, sep string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(sep)
+		}
+		fmt.Fprint(&b, i)
+	}
+	return b.String()
+}
+
+func isKimi(label string) func(string) bool { return func(o string) bool { return o == label } }
+
+func kimiApprovalKeys(d Dialog, verb string) ([]string, bool) {
+	var label string
+	switch verb {
+	case VerbAllow:
+		label = "Approve once"
+	case VerbAlways:
+		label = "Approve for this session"
+	case VerbDeny:
+		label = "Reject"
+	default:
+		return nil, false
+	}
+	k, ok := digit(indexOf(d.Options, isKimi(label)))
+	if !ok {
+		return nil, false
+	}
+	return []string{k}, true
+}
+
+// Kimi's question (kimi-question.txt):
+//
+//	──────────────────────────────
+//	 question
+//	  Color    Submit
+//	 ? Which color do you prefer?
+//	  → [1] Red
+//	        warm
+//	    [2] Blue
+//	        cool
+//	    [3] Other
+//	  ↑↓ select  1-3 / ↵ choose  ←/→/tab switch  esc cancel
+//	──────────────────────────────
+//
+// A digit chooses; a review page follows ("Ready to submit your answers?
+// → [1] Submit [2] Cancel", kimi-question-review.txt), answered with 1
+// (agentenv's Answer is 1, 1). Only a single question (one tab besides
+// Submit) is recognised: with several, the second digit would answer the
+// next question.
+func kimiQuestion(ls []string) (Dialog, bool) {
+	foot := kimiBottom(ls, kimiQuestionFooter)
+	if foot < 0 {
+		return Dialog{}, false
+	}
+	ask := lastIndex(ls, foot, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "? ") })
+	if ask < 0 {
+		return Dialog{}, false
+	}
+	tab := prevNonBlank(ls, ask)
+	title := prevNonBlank(ls, tab)
+	rule := prevNonBlank(ls, title)
+	if rule < 0 || strings.TrimSpace(ls[title]) != "question" || !isRule(ls[rule], '─') {
+		return Dialog{}, false
+	}
+	tabs := kimiTabGap.Split(strings.TrimSpace(ls[tab]), -1)
+	if len(tabs) != 2 || tabs[1] != "Submit" || strings.HasPrefix(tabs[0], "(") {
+		return Dialog{}, false
+	}
+	var question []string
+	question = append(question, strings.TrimPrefix(strings.TrimSpace(ls[ask]), "?"))
+	var options []string
+	col := -1
+	for _, l := range ls[ask+1 : foot] {
+		if m := kimiChoice.FindStringSubmatch(l); m != nil {
+			if m[2] != string(rune('1'+len(options))) {
+				return Dialog{}, false
+			}
+			options = append(options, m[3])
+			col = len([]rune(l)) - len([]rune(m[3]))
+			continue
+		}
+		switch {
+		case strings.TrimSpace(l) == "":
+		case len(options) == 0:
+			question = append(question, l) // the question, wrapped
+		case indent(l) >= col:
+			// an option's description
+		default:
+			return Dialog{}, false
+		}
+	}
+	// The footer's "1-N" counts the options.
+	if len(options) == 0 || !strings.Contains(norm(ls[foot]), fmt.Sprintf(" 1-%d ", len(options))) {
+		return Dialog{}, false
+	}
+	return Dialog{Kind: Question, Question: joinTrimmed(question), Options: normAll(options)}, true
+}
