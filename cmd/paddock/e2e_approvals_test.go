@@ -377,3 +377,48 @@ func TestApprovalsEndToEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestApprovalsAcrossRestart: paddock stops while a real Claude Code waits
+// on a prompt it held. Its hook fails open at once — Claude's own dialog
+// still answers at the desk — and the restarted paddock shows the prompt
+// as expired, answerable by nobody.
+func TestApprovalsAcrossRestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	agent, srv, api := hookedAgentServe(t, ctx, agenttest.Claude, nil, nil)
+	term := agent.Start(t)
+	term.Expect(ctx, agent.Ready)
+	term.Type("please RUN the thing")
+	it := waitItem(t, api, "approvals", func(it approvalItem) bool { return it.Tool == "Bash" })
+
+	stopped := time.Now()
+	srv.stop(t)
+	if took := time.Since(stopped); took > 8*time.Second {
+		t.Errorf("paddock took %v to stop with a prompt held", took)
+	}
+	t.Logf("stopped in %v", time.Since(stopped).Round(time.Millisecond))
+	srv2 := startServeAt(t, agent.Home, srv.DataDir, nil)
+	t.Logf("restarted after %v", time.Since(stopped).Round(time.Millisecond))
+	api2 := newAPIClient(t, srv2)
+	var all map[string][]approvalItem
+	if err := api2.get("/api/v1/approvals?all=1", &all); err != nil {
+		t.Fatal(err)
+	}
+	var got approvalItem
+	for _, x := range all["approvals"] {
+		if x.ID == it.ID {
+			got = x
+		}
+	}
+	if got.Resolution != "expired" {
+		t.Fatalf("after the restart: %+v, want the held prompt expired", got)
+	}
+	if status, msg := decide(t, api2, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusConflict || !strings.Contains(msg, "expired") {
+		t.Fatalf("deciding an expired prompt: %d %s", status, msg)
+	}
+	// Claude's own dialog is still there and answers.
+	answered := time.Now()
+	term.Answer(agent.Dialogs.Approval, agent.Dialogs.Approve...)
+	term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.ToolFinishedReply)))
+	t.Logf("answered at the desk in %v", time.Since(answered).Round(time.Millisecond))
+}

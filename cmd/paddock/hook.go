@@ -122,7 +122,13 @@ func (h *hookListener) Addr() string {
 	return h.ln.Addr().String()
 }
 
-func (h *hookListener) Serve() error { return h.srv.Serve(h.ln) }
+// Serve serves until Shutdown. Requests live in ctx: when serve stops, a
+// hook held for the phone lets go at once (no decision: the agent's own
+// prompt takes over) instead of holding up the shutdown.
+func (h *hookListener) Serve(ctx context.Context) error {
+	h.srv.BaseContext = func(net.Listener) context.Context { return ctx }
+	return h.srv.Serve(h.ln)
+}
 
 // Shutdown stops the listener and logs what it counted.
 func (h *hookListener) Shutdown(ctx context.Context) {

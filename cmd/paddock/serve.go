@@ -249,12 +249,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		goRun("http", func() error { return plainSrv.Serve(plainLn) })
 	}
+	// The hook requests' own context ends only after the approvals know
+	// paddock is stopping (below).
+	hookCtx, endHooks := context.WithCancel(context.WithoutCancel(ctx))
+	defer endHooks()
 	if hooks != nil {
-		goRun("hook listener", hooks.Serve)
+		goRun("hook listener", func() error { return hooks.Serve(hookCtx) })
 	}
 	goRun("certificates", func() error { refreshCerts(ctx, cm, log); return nil })
 
 	<-ctx.Done()
+	// Prompts held for the phone stay pending: the next start marks them
+	// expired, which is what happened to them.
+	decider.Stop()
+	endHooks()
 	shutdown, done := context.WithTimeout(context.Background(), 5*time.Second)
 	defer done()
 	_ = httpsSrv.Shutdown(shutdown)

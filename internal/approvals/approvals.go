@@ -20,6 +20,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"paddock/internal/hookstate"
@@ -82,7 +83,15 @@ type Service struct {
 	// jobs are requests answered through an agent's own server (OpenCode):
 	// Run's goroutines watch them.
 	jobs chan func(context.Context)
+	// stopping: paddock is shutting down; held hooks let go without
+	// resolving their items (the next start marks them expired).
+	stopping atomic.Bool
 }
+
+// Stop tells the held hooks that paddock is stopping: they answer no
+// decision at once and leave their items pending for the next start to
+// mark expired.
+func (s *Service) Stop() { s.stopping.Store(true) }
 
 // maxJobs bounds the requests waiting to be watched.
 const maxJobs = 256
@@ -186,6 +195,9 @@ func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) 
 			s.log.Info("decision answered", "item", it.ID, "resolution", out.Item.Resolution, "by", out.Item.ResolvedBy, "decided", body != nil)
 			return body
 		case <-ctx.Done():
+			if s.stopping.Load() {
+				return nil
+			}
 			// The hook hung up: the agent went on without paddock (the
 			// user answered in its terminal), or its hold ended.
 			res, by := pending.Desk, "desk"

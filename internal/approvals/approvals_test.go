@@ -430,3 +430,21 @@ func TestClaudeQuestionAtPreToolUse(t *testing.T) {
 		t.Fatalf("output %+v %v", out, err)
 	}
 }
+
+// TestClaudePlanCard: ExitPlanMode (the mock model cannot produce one: a
+// payload of the documented shape) is a plan card; approving allows, and
+// "keep planning" denies with words that tell Claude to go on planning.
+func TestClaudePlanCard(t *testing.T) {
+	p := []byte(`{"session_id":"s-plan","hook_event_name":"PermissionRequest","cwd":"/p","permission_mode":"plan","tool_name":"ExitPlanMode","tool_input":{"plan":"1. Add tests\n2. Fix the bug"}}`)
+	for _, tc := range []struct {
+		verb, behavior, message string
+	}{{pending.VerbAllow, "allow", ""}, {pending.VerbDeny, "deny", "The user wants you to keep planning."}} {
+		it, out := hold(t, "claude", p, &pending.Decision{Verb: tc.verb, By: "device:1"}, "")
+		if it.Kind != pending.KindPlan || strings.Join(it.Can, ",") != "allow,deny" {
+			t.Fatalf("item %+v", it)
+		}
+		if o := parseOut(t, out).HookSpecificOutput.Decision; o.Behavior != tc.behavior || o.Message != tc.message {
+			t.Fatalf("%s: %+v", tc.verb, o)
+		}
+	}
+}

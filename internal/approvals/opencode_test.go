@@ -195,3 +195,58 @@ func TestSplitLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCodeQuestionThroughItsServer: the recorded question.asked is
+// offered with its options, and the answer goes to POST
+// /question/{id}/reply as {"answers":[[label]]}; a skipped question to
+// /question/{id}/reject.
+func TestOpenCodeQuestionThroughItsServer(t *testing.T) {
+	for _, tc := range []struct {
+		d    pending.Decision
+		path string
+		body string
+	}{
+		{pending.Decision{Verb: pending.VerbAnswer, Answers: map[string]string{"Which color do you prefer?": "Blue"}, By: "device:1"}, "/reply", `{"answers":[["Blue"]]}`},
+		{pending.Decision{Verb: pending.VerbDeny, By: "device:1"}, "/reject", `{}`},
+	} {
+		oc := &fakeOpenCode{}
+		srv := httptest.NewServer(oc)
+		ev, payload, id := openCodeEvent(t, "question.asked", srv.URL+"/")
+		oc.pending = []string{id}
+		b := pending.New(pending.Options{})
+		s := New(Options{Broker: b})
+		go s.Run(t.Context())
+		s.Hold(t.Context(), ev, payload)
+		var it pending.Item
+		for range 500 {
+			if its := b.List(pending.Filter{PendingOnly: true}); len(its) == 1 {
+				it = its[0]
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if it.Kind != pending.KindQuestion || len(it.Questions) != 1 || len(it.Questions[0].Options) != 2 {
+			srv.Close()
+			t.Fatalf("item %+v", it)
+		}
+		if _, err := b.Decide(t.Context(), it.ID, tc.d); err != nil {
+			t.Fatal(err)
+		}
+		want := "/question/" + id + tc.path + " " + tc.body
+		ok := false
+		for range 500 {
+			if got := oc.got(); len(got) == 1 {
+				if got[0] != want {
+					t.Fatalf("reply %q, want %q", got[0], want)
+				}
+				ok = true
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		srv.Close()
+		if !ok {
+			t.Fatalf("no reply for %s", tc.d.Verb)
+		}
+	}
+}

@@ -2,8 +2,10 @@ package hosted
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,4 +87,59 @@ func mustCard(t *testing.T, m *Manager, terminalID string) live.Card {
 		t.Fatalf("no card for %s", terminalID)
 	}
 	return c
+}
+
+// TestScreenFallbackRefusesAChangedScreen: the phone approves a dialog
+// that, meanwhile, gave way to another one on the screen: no key is sent.
+func TestScreenFallbackRefusesAChangedScreen(t *testing.T) {
+	ctx := t.Context()
+	dir, _ := filepath.Abs(filepath.Join("..", "screendialog", "testdata", "claude-2.1.328"))
+	marker := filepath.Join(t.TempDir(), "go")
+	script := `cat ` + filepath.Join(dir, "claude-approval-1.txt") + `; while [ ! -e ` + marker + ` ]; do sleep 0.05; done; clear; cat ` +
+		filepath.Join(dir, "claude-approval-2.txt") + `; stty raw -echo; k=$(timeout 2 dd bs=1 count=1 2>/dev/null); stty sane; clear; echo "KEY:[$k]"; exec sleep 600`
+	m, _, _, wd := standIn(t, script)
+	items := pending.New(pending.Options{})
+	go items.Run(ctx)
+	c, err := m.Create(ctx, Request{Runtime: "claude", Workdir: wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	var first pending.Item
+	for range 300 {
+		m.screensOnce(ctx, items, &wg)
+		if its := items.List(pending.Filter{}); len(its) == 1 {
+			first = its[0]
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if first.ID == "" {
+		t.Fatal("the first dialog was never offered")
+	}
+	// The screen moves on to another dialog before the phone answers.
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	card := mustCard(t, m, c.TerminalID)
+	for range 300 {
+		if s, _ := m.Screen(ctx, card, 0); strings.Contains(s, "hello-from-mock-2") || !strings.Contains(s, "hello-from-mock-1") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := items.Decide(ctx, first.ID, pending.Decision{Verb: pending.VerbAllow, By: "device:1"}); err != nil {
+		t.Fatal(err)
+	}
+	for range 300 {
+		if s, _ := m.Screen(ctx, card, 0); strings.Contains(s, "KEY:[") {
+			if !strings.Contains(s, "KEY:[]") {
+				t.Fatalf("a key was sent into the changed dialog:\n%s", s)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the stand-in never finished waiting for a key")
 }
