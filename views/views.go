@@ -43,6 +43,9 @@ type Card struct {
 	Member      bool   // a team member, shown under its lead
 	// CanResume: ended or asleep, and paddock can start its agent again.
 	CanResume bool
+	// DeskOnly says, on the "needs you" strip, why this prompt has no card
+	// to answer from here (answer it in the agent's terminal).
+	DeskOnly string
 	// DialogTool and DialogSummary describe an open approval or question.
 	DialogTool    string
 	DialogSummary string

@@ -209,6 +209,7 @@ func (s *Server) board() views.Board {
 			continue
 		}
 		c.DOMID = "need-" + c.DOMID // the same session also has its place in the list
+		c.DeskOnly = deskOnly(e.info.Runtime, c.Agent)
 		b.NeedsYou = append(b.NeedsYou, c)
 	}
 	b.CanHost = s.opts.Hosting != nil
@@ -334,6 +335,23 @@ func (s *Server) hostedView(ctx context.Context, v *views.Session, c live.Card) 
 	if t := h.Tmux; t.Crashes+t.Orphaned > 0 {
 		v.Health.Tmux = fmt.Sprintf("server lost %d× · %d recovered · %d lost", t.Crashes, t.Recovered, t.Orphaned)
 	}
+}
+
+// deskOnly says why a prompt on the strip has no card to answer from
+// here: what paddock cannot do remotely for that agent, and what would let
+// it.
+func deskOnly(runtime, agent string) string {
+	switch runtime {
+	case "kimi":
+		return "Kimi Code takes no approval from outside: answer in its terminal (sessions paddock hosts are answered from here; --kimi-hold lets you deny)."
+	case "pi":
+		return "Answer in Pi's terminal (start paddock with --pi-hold to gate Pi's tools from here)."
+	case "codex":
+		return "Answer in Codex's terminal (paddock holds Codex's prompts only while a device was used in the last 15 minutes, up to --codex-hold)."
+	case "cursor":
+		return "Answer in Cursor: it has no question hook paddock can answer."
+	}
+	return "Answer in " + agent + "'s terminal: this prompt did not reach paddock through a hook (paddock hooks install)."
 }
 
 // busyHint says how each agent takes a message typed during its turn
