@@ -76,19 +76,19 @@ func (f *fold) line(line []byte, oversize bool) {
 	if !convTypes[typ] {
 		return
 	}
-	var r wireRecord
-	if json.Unmarshal(line, &r) != nil {
+	r, ok := decodeRecord(line)
+	if !ok {
 		f.badLines++
 		return
 	}
 	switch typ {
 	case recAppendMessage:
-		if m, ok := decodeMessage(r.Message); ok {
-			f.appendMessage(m, r.time())
+		if r.msgOK {
+			f.appendMessage(r.msg, r.time())
 		}
 	case recLoopEvent:
-		if e, ok := decodeEvent(r.Event); ok {
-			f.loopEvent(e, r.Event, r.time())
+		if r.evOK {
+			f.loopEvent(r.ev, r.Event, r.time())
 		}
 	case recCompaction:
 		if _, kept := jsonNum(r.KeptUsers); kept {
@@ -208,7 +208,7 @@ func (f *fold) loopEvent(e loopEvent, raw json.RawMessage, t time.Time) {
 
 // accepts reports whether a streamed event belongs to the open step.
 func (f *fold) accepts(e loopEvent) bool {
-	return f.open != nil && jsonStr(e.StepUUID) == f.openStep
+	return f.open != nil && jsonStrIs(e.StepUUID, f.openStep)
 }
 
 // settle closes the open step: unanswered tool calls count as interrupted

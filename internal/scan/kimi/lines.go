@@ -26,7 +26,9 @@ func keepLegacy(prefix []byte) bool {
 // the line. kimi-code writes every record as JSON.stringify({type, ...}),
 // so type is the first member; event records that put it later, and
 // anything unusual, return ok == false and are decoded the slow way when
-// they are small enough to matter.
+// they are small enough to matter. A type paddock reads comes back as its
+// constant, any other as "": this runs on every line, and most lines are
+// of types nobody reads.
 func lineType(line []byte) (string, bool) {
 	const prefix = `{"type":"`
 	if !bytes.HasPrefix(line, []byte(prefix)) {
@@ -37,5 +39,34 @@ func lineType(line []byte) (string, bool) {
 	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
 		return "", false
 	}
-	return string(rest[:end]), true
+	return knownType(rest[:end]), true
+}
+
+// knownType returns the constant for a record type paddock reads, else "".
+func knownType(typ []byte) string {
+	switch string(typ) {
+	case recMetadata:
+		return recMetadata
+	case recAppendMessage:
+		return recAppendMessage
+	case recLoopEvent:
+		return recLoopEvent
+	case recCompaction:
+		return recCompaction
+	case recUndo:
+		return recUndo
+	case recClear:
+		return recClear
+	case recConfigUpdate:
+		return recConfigUpdate
+	case recProfileBind:
+		return recProfileBind
+	case recLLMRequest:
+		return recLLMRequest
+	case recUsage:
+		return recUsage
+	case recTurnEnded:
+		return recTurnEnded
+	}
+	return ""
 }

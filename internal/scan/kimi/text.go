@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"paddock/internal/scan/jsonpeek"
 	"paddock/internal/scan/safename"
 )
 
@@ -29,11 +30,42 @@ func jsonStr(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] != '"' {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	if w := word(raw); w != "" {
+		return w
+	}
+	s, _ := jsonpeek.String(raw)
+	return s
+}
+
+// words are the values readers compare on every record: roles, event and
+// part types, origin kinds.
+var words = [...]string{
+	"user", "assistant", "tool", "system", "text", "think",
+	"step.begin", "step.end", "content.part", "tool.call", "tool.result",
+	"interrupted", "error", "skill_activation", "plugin_command", "user-slash",
+}
+
+// word returns the string raw holds when it is one of words, without
+// copying it; else "".
+func word(raw json.RawMessage) string {
+	if len(raw) < 2 || raw[len(raw)-1] != '"' {
 		return ""
 	}
-	return s
+	body := raw[1 : len(raw)-1]
+	for _, w := range words {
+		if string(body) == w {
+			return w
+		}
+	}
+	return ""
+}
+
+// jsonStrIs reports whether jsonStr(raw) == s, without copying raw.
+func jsonStrIs(raw json.RawMessage, s string) bool {
+	if s == "" {
+		return jsonStr(raw) == ""
+	}
+	return len(raw) > 0 && raw[0] == '"' && jsonpeek.Is(raw, s)
 }
 
 func jsonBool(raw json.RawMessage) bool {
@@ -41,11 +73,8 @@ func jsonBool(raw json.RawMessage) bool {
 }
 
 func jsonNum(raw json.RawMessage) (float64, bool) {
-	if len(raw) == 0 || !(raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
-		return 0, false
-	}
-	var f float64
-	if json.Unmarshal(raw, &f) != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	f, ok := jsonpeek.Number(raw)
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, false
 	}
 	return f, true
@@ -74,13 +103,17 @@ func jsonTime(raw json.RawMessage) time.Time {
 	return time.Time{}
 }
 
-// object splits a JSON object into its members; anything else is nil.
+// object splits a JSON object into its members (a repeated name keeps its
+// last value); anything else is nil.
 func object(raw json.RawMessage) map[string]json.RawMessage {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	m := map[string]json.RawMessage{}
+	if !jsonpeek.Object(raw, func(k, v []byte) {
+		name, _ := jsonpeek.String(k)
+		m[name] = v
+	}) {
 		return nil
 	}
 	return m
@@ -91,8 +124,8 @@ func array(raw json.RawMessage) []json.RawMessage {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
-	var a []json.RawMessage
-	if json.Unmarshal(raw, &a) != nil {
+	a := []json.RawMessage{}
+	if !jsonpeek.Array(raw, func(v []byte) { a = append(a, v) }) {
 		return nil
 	}
 	return a

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"paddock/internal/scan/clip"
+	"paddock/internal/scan/jsonpeek"
 )
 
 // This file reads kimi-code's agents/main/wire.jsonl: one JSON record per
@@ -50,8 +51,9 @@ var (
 const maxSlowTypeBytes = 64 << 10
 
 // recordType returns the type of a wire line, decoding only when the fast
-// path fails and the line is small. ok is false for a line that is not a
-// JSON object with a string type.
+// path fails and the line is small: one of the record type constants, or
+// "" for a type paddock never reads. ok is false for a broken line (one
+// json.Unmarshal would refuse).
 func recordType(line []byte) (typ string, ok bool) {
 	if t, ok := lineType(line); ok {
 		return t, true
@@ -59,29 +61,80 @@ func recordType(line []byte) (typ string, ok bool) {
 	if len(line) > maxSlowTypeBytes {
 		return "", true // unknown and unwanted; not counted as broken
 	}
-	var r struct {
-		Type json.RawMessage `json:"type"`
-	}
-	if json.Unmarshal(line, &r) != nil {
+	var raw []byte
+	if !jsonpeek.Fields(line, typeField, func(_ int, v []byte) { raw = v }) {
 		return "", false
 	}
-	return jsonStr(r.Type), true
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", true
+	}
+	if t := knownType(raw[1 : len(raw)-1]); t != "" {
+		return t, true
+	}
+	return knownType([]byte(jsonStr(raw))), true // escaped
 }
 
 // wireRecord is the decoded part of a record of a wanted type. Every field
 // is raw so that a value of an unexpected type reads as absent instead of
-// failing the whole line.
+// failing the whole line; the fields point into the line they were read
+// from, so they are used before the next line is read.
 type wireRecord struct {
-	Type       string          `json:"type"`
-	Time       json.RawMessage `json:"time"`
-	CreatedAt  json.RawMessage `json:"created_at"`
-	Message    json.RawMessage `json:"message"`
-	Event      json.RawMessage `json:"event"`
-	Cwd        json.RawMessage `json:"cwd"`
-	ModelAlias json.RawMessage `json:"modelAlias"`
-	Model      json.RawMessage `json:"model"`
-	Count      json.RawMessage `json:"count"`
-	KeptUsers  json.RawMessage `json:"keptUserMessageCount"`
+	Time       json.RawMessage
+	CreatedAt  json.RawMessage
+	Event      json.RawMessage
+	Cwd        json.RawMessage
+	ModelAlias json.RawMessage
+	Model      json.RawMessage
+	Count      json.RawMessage
+	KeptUsers  json.RawMessage
+
+	// The message and the event, read in the same pass as the record
+	// when they are objects (ok).
+	msg   wireMessage
+	msgOK bool
+	ev    loopEvent
+	evOK  bool
+}
+
+// The member names decodeRecord and recordType read, matched as
+// encoding/json matches a struct's fields (jsonpeek.Fields): these readers
+// replaced json.Unmarshal into structs tagged with these names, and must
+// keep reading every line the same.
+var (
+	typeField     = []string{"type"}
+	recordFields  = []string{"type", "time", "created_at", "message", "event", "cwd", "modelAlias", "model", "count", "keptUserMessageCount"}
+	messageFields = []string{"role", "content", "origin", "toolCalls", "toolCallId"}
+	eventFields   = []string{"type", "uuid", "stepUuid", "finishReason", "toolCallId", "part"}
+	originFields  = []string{"kind", "inTurn", "trigger"} // exact names: origin was read as a map
+)
+
+// decodeRecord reads a wire line of a wanted type in one pass, its message
+// or event included. ok is false for a line that is not a JSON object (or
+// null), or whose type is neither a string nor null: a broken line.
+func decodeRecord(line []byte) (r wireRecord, ok bool) {
+	typeOK := true
+	dst := [...]*json.RawMessage{nil, &r.Time, &r.CreatedAt, nil, &r.Event, &r.Cwd, &r.ModelAlias, &r.Model, &r.Count, &r.KeptUsers}
+	ok = jsonpeek.FieldValues(line, recordFields, func(i int, v *jsonpeek.Value) {
+		switch i {
+		case 0:
+			// The type was read already (recordType); as a struct's
+			// string field it fails the line when it holds anything
+			// else but null.
+			raw := v.Raw()
+			typeOK = typeOK && len(raw) > 0 && (raw[0] == '"' || string(raw) == "null")
+		case 3:
+			r.msg, r.msgOK = readMessage(v)
+		case 4:
+			r.ev, r.evOK = readEvent(v)
+			r.Event = v.Raw()
+		default:
+			*dst[i] = v.Raw()
+		}
+	})
+	if !ok || !typeOK {
+		return wireRecord{}, false
+	}
+	return r, true
 }
 
 func (r *wireRecord) time() time.Time {
@@ -92,16 +145,20 @@ func (r *wireRecord) time() time.Time {
 // wireMessage is a context message: {role, content: [parts], toolCalls,
 // origin}.
 type wireMessage struct {
-	Role       json.RawMessage `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	Origin     json.RawMessage `json:"origin"`
-	ToolCalls  json.RawMessage `json:"toolCalls"`
-	ToolCallID json.RawMessage `json:"toolCallId"` // role "tool": the call answered
+	Role       json.RawMessage
+	Content    json.RawMessage
+	Origin     json.RawMessage
+	ToolCalls  json.RawMessage
+	ToolCallID json.RawMessage // role "tool": the call answered
 }
 
-func decodeMessage(raw json.RawMessage) (wireMessage, bool) {
+// readMessage reads a record's message; ok is false when it is not an
+// object.
+func readMessage(v *jsonpeek.Value) (wireMessage, bool) {
 	var m wireMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+	dst := [...]*json.RawMessage{&m.Role, &m.Content, &m.Origin, &m.ToolCalls, &m.ToolCallID}
+	ok := v.Fields(messageFields, func(i int, val []byte) { *dst[i] = val })
+	if raw := v.Raw(); !ok || len(raw) == 0 || raw[0] != '{' {
 		return wireMessage{}, false
 	}
 	return m, true
@@ -109,17 +166,21 @@ func decodeMessage(raw json.RawMessage) (wireMessage, bool) {
 
 // loopEvent is one event of the assistant's streamed side.
 type loopEvent struct {
-	Type         json.RawMessage `json:"type"`
-	UUID         json.RawMessage `json:"uuid"`
-	StepUUID     json.RawMessage `json:"stepUuid"`
-	FinishReason json.RawMessage `json:"finishReason"`
-	ToolCallID   json.RawMessage `json:"toolCallId"`
-	Part         json.RawMessage `json:"part"`
+	Type         json.RawMessage
+	UUID         json.RawMessage
+	StepUUID     json.RawMessage
+	FinishReason json.RawMessage
+	ToolCallID   json.RawMessage
+	Part         json.RawMessage
 }
 
-func decodeEvent(raw json.RawMessage) (loopEvent, bool) {
+// readEvent reads a record's loop event; ok is false when it is not an
+// object.
+func readEvent(v *jsonpeek.Value) (loopEvent, bool) {
 	var e loopEvent
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &e) != nil {
+	dst := [...]*json.RawMessage{&e.Type, &e.UUID, &e.StepUUID, &e.FinishReason, &e.ToolCallID, &e.Part}
+	ok := v.Fields(eventFields, func(i int, val []byte) { *dst[i] = val })
+	if raw := v.Raw(); !ok || len(raw) == 0 || raw[0] != '{' {
 		return loopEvent{}, false
 	}
 	return e, true
@@ -141,17 +202,13 @@ func readOrigin(raw json.RawMessage) origin {
 	if s := jsonStr(raw); s != "" {
 		return origin{present: true, kind: s}
 	}
-	o := object(raw)
-	if o == nil {
+	var kind, inTurn, trigger json.RawMessage
+	dst := [...]*json.RawMessage{&kind, &inTurn, &trigger}
+	if raw[0] != '{' || !jsonpeek.Lookup(raw, originFields, func(i int, v []byte) { *dst[i] = v }) {
 		// Some other JSON value: present, but not a kind we accept.
 		return origin{present: true}
 	}
-	return origin{
-		present: true,
-		kind:    jsonStr(o["kind"]),
-		inTurn:  jsonBool(o["inTurn"]),
-		trigger: jsonStr(o["trigger"]),
-	}
+	return origin{present: true, kind: jsonStr(kind), inTurn: jsonBool(inTurn), trigger: jsonStr(trigger)}
 }
 
 // human reports whether a user-role message with this origin is real human
@@ -187,19 +244,44 @@ func contentText(raw json.RawMessage, dropInjected bool) string {
 		}
 		return s
 	}
+	if len(raw) == 0 || raw[0] != '[' {
+		return ""
+	}
 	var b strings.Builder
-	for _, p := range array(raw) {
-		part := object(p)
-		if part == nil || jsonStr(part["type"]) != "text" {
-			continue
+	ok := jsonpeek.Array(raw, func(p []byte) {
+		typ, text, isObject := part(p)
+		if !isObject || jsonStr(typ) != "text" {
+			return
 		}
-		s := jsonStr(part["text"])
+		s := jsonStr(text)
 		if dropInjected && injected(s) {
-			continue
+			return
 		}
 		b.WriteString(s)
+	})
+	if !ok {
+		return ""
 	}
 	return b.String()
+}
+
+// partFields are the members of a content part that part reads.
+var partFields = []string{"type", "text"}
+
+// part reads a content part's type and text; isObject is false when p is
+// not an object.
+func part(p []byte) (typ, text json.RawMessage, isObject bool) {
+	if len(p) == 0 || p[0] != '{' {
+		return nil, nil, false
+	}
+	isObject = jsonpeek.Lookup(p, partFields, func(i int, v []byte) {
+		if i == 0 {
+			typ = v
+		} else {
+			text = v
+		}
+	})
+	return typ, text, isObject
 }
 
 // injected reports text that is a system wrapper rather than typed input.
@@ -228,11 +310,11 @@ func prompt(m wireMessage) (string, bool) {
 // partText returns the text of a streamed text part; thinking and every
 // other part type give "".
 func partText(raw json.RawMessage) string {
-	p := object(raw)
-	if p == nil || jsonStr(p["type"]) != "text" {
+	typ, text, ok := part(raw)
+	if !ok || jsonStr(typ) != "text" {
 		return ""
 	}
-	return jsonStr(p["text"])
+	return jsonStr(text)
 }
 
 // hasMarker reports whether marker (paddock's title-generation marker, when
@@ -271,8 +353,8 @@ func (w *wireSummary) line(line []byte, oversize bool, marker string) {
 	if !listTypes[typ] {
 		return
 	}
-	var r wireRecord
-	if json.Unmarshal(line, &r) != nil {
+	r, ok := decodeRecord(line)
+	if !ok {
 		w.badLines++
 		return
 	}
@@ -297,7 +379,7 @@ func (w *wireSummary) line(line []byte, oversize bool, marker string) {
 			w.model = m
 		}
 	case recAppendMessage:
-		m, ok := decodeMessage(r.Message)
+		m, ok := r.msg, r.msgOK
 		if !ok {
 			return
 		}
@@ -315,7 +397,7 @@ func (w *wireSummary) line(line []byte, oversize bool, marker string) {
 			w.answered = true
 		}
 	case recLoopEvent:
-		e, ok := decodeEvent(r.Event)
+		e, ok := r.ev, r.evOK
 		if !ok {
 			return
 		}
