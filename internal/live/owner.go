@@ -398,12 +398,15 @@ type Observation struct {
 }
 
 // targets lists what the next process check should look at: every card
-// not already ended or asleep.
+// not already ended or asleep, nor connecting — a terminal just (re)started
+// has no agent process to judge yet, and what the history says of the
+// session (its previous run's pid) is stale: judging by it would end a
+// restarted card. Connecting settles by its own timers.
 func (o *owner) targets() []Target {
 	var ts []Target
 	for _, k := range o.tracker.Keys() {
 		m := o.tracker.Get(k)
-		if m.State().Over() {
+		if m.State().Over() || m.State() == hookstate.StateConnecting {
 			continue
 		}
 		t := Target{Key: k, ToolSince: m.ToolSince()}

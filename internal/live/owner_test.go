@@ -423,9 +423,17 @@ func TestRestartingNeverShowsEnded(t *testing.T) {
 	launch := []byte(`{"runtime":"claude","model":"opus"}`)
 	o.host(Terminal{ID: "T1", Runtime: "claude", Cwd: "/home/u/proj", SessionID: "s1", Launch: launch, Name: "api work"}, t0, u)
 	run(t, o, step{time.Second, with(hook("s1", hookstate.KindSessionStart, "SessionStart"), func(e *hookstate.Event) { e.Relay.TerminalID = "T1" })})
+	if ts := o.targets(); len(ts) != 1 || ts[0].Key != key("s1") {
+		t.Fatalf("targets before the restart %+v", ts)
+	}
 	k, ok := o.restarting("T1", t0.Add(time.Minute), u)
 	if !ok || k != key("s1") || state(t, o, k) != hookstate.StateConnecting {
 		t.Fatalf("restarting: %v %v %q", k, ok, state(t, o, k))
+	}
+	// No process check judges a card still connecting: the history's pid
+	// is the previous run's, and "gone" would end the restarted card.
+	if ts := o.targets(); len(ts) != 0 {
+		t.Fatalf("targets while connecting %+v", ts)
 	}
 	// The old agent's goodbye, from the closed terminal, arrives after the
 	// new terminal took the card.
