@@ -382,6 +382,12 @@ func TestHostedOtherAgents(t *testing.T) {
 				_ = api.get(base+"/screen", &sc)
 				return strings.Contains(sc.Screen, mockmodel.PlainReply(1)), sc.Screen
 			})
+			// The turn has ended (and the agent has written it) before the
+			// kill: Kimi, killed mid-write, loses its last turn.
+			until(t, 30*time.Second, "the turn ended", func() (bool, string) {
+				s, ok := api.liveSession(string(cli))
+				return ok && s.State == "waiting", fmt.Sprintf("%+v", s)
+			})
 			if status, _ := api.post(base+"/kill", nil, nil); status != http.StatusOK {
 				t.Fatalf("kill: %d", status)
 			}
