@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"paddock/internal/scan/filesig"
 	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
@@ -57,23 +58,56 @@ func (s *Scanner) cachedHeader(c candidate) (string, bool) {
 
 // summary returns the cached summary of c, reading the file when it changed.
 func (s *Scanner) summary(c candidate) *summary {
-	s.mu.Lock()
-	e, ok := s.sums[c.path]
-	s.mu.Unlock()
-	if ok && e.sig == c.sig {
-		return e.sum
+	if sum, ok := s.cachedSummary(c); ok {
+		return sum
 	}
+	fr := fileRead{sum: &summaryBuilder{}}
+	return s.loadSummary(c, &fr)
+}
+
+// sessionSummary is summary for Session. When it has to read the file, it
+// reads the conversation too and keeps it for the next Conversation of
+// this file version (handoff): the session page asks for a session's Info
+// and then for its conversation, and a long file is parsed once.
+func (s *Scanner) sessionSummary(c candidate) *summary {
+	if sum, ok := s.cachedSummary(c); ok {
+		return sum
+	}
+	fr := fileRead{sum: &summaryBuilder{}, t: &transcript{}}
+	sum := s.loadSummary(c, &fr)
+	if t, err := fr.transcript(); t != nil && sum.listable {
+		h := &handoff{path: c.path, sig: c.sig, msgs: t.messages(), badLines: t.badLines, err: err}
+		s.mu.Lock()
+		s.handoff = h
+		s.mu.Unlock()
+	}
+	return sum
+}
+
+func (s *Scanner) cachedSummary(c candidate) (*summary, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.sums[c.path]
+	return e.sum, ok && e.sig == c.sig
+}
+
+// loadSummary reads c into fr, which holds a summary builder, and caches
+// the summary.
+func (s *Scanner) loadSummary(c candidate, fr *fileRead) *summary {
 	s.parses.Add(1)
-	sum, err := readSummary(c.path, c.sig.Size)
+	var sum *summary
+	err := fr.open(c.path, c.sig.Size)
 	switch {
 	case err != nil:
 		if !errors.Is(err, fs.ErrNotExist) {
 			s.problems.Error(c.path, "cannot read Pi session file", "err", err)
 		}
 		sum = &summary{}
-	case sum.readErr != nil || sum.badLines > 0:
-		s.problems.Error(c.path, "Pi session file partly unreadable; listing what could be read",
-			"bad_lines", sum.badLines, "err", sum.readErr)
+	default:
+		if sum = fr.summary(); sum.readErr != nil || sum.badLines > 0 {
+			s.problems.Error(c.path, "Pi session file partly unreadable; listing what could be read",
+				"bad_lines", sum.badLines, "err", sum.readErr)
+		}
 	}
 	s.mu.Lock()
 	s.sums[c.path] = sumEntry{sig: c.sig, sum: sum}
@@ -82,6 +116,28 @@ func (s *Scanner) summary(c candidate) *summary {
 	}
 	s.mu.Unlock()
 	return sum
+}
+
+// handoff is a conversation that Session read (sessionSummary), kept for
+// the next Conversation of the same file version.
+type handoff struct {
+	path     string
+	sig      filesig.Sig
+	msgs     []session.Message
+	badLines int
+	err      error
+}
+
+// takeHandoff returns, and forgets, the conversation Session read of c.
+func (s *Scanner) takeHandoff(c candidate) (*handoff, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.handoff
+	if h == nil || h.path != c.path {
+		return nil, false
+	}
+	s.handoff = nil
+	return h, h.sig == c.sig
 }
 
 // header returns the header id of c ("" when it is no Pi session), reading
@@ -134,6 +190,7 @@ func (s *Scanner) prune(used map[string]bool, cands []candidate) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.handoff = nil // not taken by now: the conversation was not wanted
 	for p := range s.sums {
 		if !used[p] {
 			delete(s.sums, p)

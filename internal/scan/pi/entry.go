@@ -30,42 +30,85 @@ var (
 // type-checked as it is read: a null or a value of the wrong type leaves it
 // zero (seed 002 §6: a present key may hold null).
 type entry struct {
-	Type     string
-	Version  int // headers only; 0 when absent (v1)
-	ID       string
-	HasID    bool // the line has a string id: a v2+ tree entry
-	Parent   string
-	Time     time.Time
+	Type    string
+	Version int // headers only; 0 when absent (v1)
+	ID      string
+	// Parent is the raw parentId value, a slice of the line like Message:
+	// it usually repeats the id of the entry before, whose string the
+	// transcript already holds (parentID).
+	Parent   []byte
 	Cwd      string // headers
 	Name     string // session_info
 	Model    string // model_change modelId, v1 header modelId, assistant model
 	Role     string // messages
 	Text     string // a message's text parts, joined
-	MsgTime  time.Time
-	HasTexts bool // the message had at least one non-blank text part
+	HasTexts bool   // the message had at least one non-blank text part
 	// Message is a message entry's message object as it stands in the
 	// line: a slice of the line, valid only until the next line is read
 	// (events.go reads it at once).
 	Message []byte
+	// stamp and msgStamp are the raw "timestamp" values of the entry and of
+	// its message, slices of the line like Message. They are decoded only
+	// when wanted (when): most lines never need their time, and decoding
+	// each one was a large part of reading a long session.
+	stamp, msgStamp []byte
+	at              time.Time // when, once it was asked
+	timed           bool
 }
 
 // parseEntry reads one line. It never panics; a line that is not one
 // well-formed JSON object is an error (a bad line).
+//
+// The line is walked once: the message object is read as it is checked,
+// not checked first and read again (it is most of a line).
 func parseEntry(line []byte) (entry, error) {
 	var e entry
-	var message, version []byte
-	err := eachMember(line, func(key, val []byte) {
+	var msg messageFields
+	var version []byte
+	msgMember := func(key []byte, at int) (int, error) {
+		if string(key) == "content" && line[at] == '[' && msg.textual() {
+			// Read the parts' text as the content is checked, not after.
+			msg.texts = textJoin{}
+			end, err := partsEnd(line, at, 2, &msg.texts)
+			if err == nil {
+				msg.content, msg.textsRead = line[at:end], true
+			}
+			return end, err
+		}
+		end, err := valueEnd(line, at, 2)
+		if err == nil {
+			msg.member(key, line[at:end])
+		}
+		return end, err
+	}
+	err := walkLine(line, func(key []byte, at int) (int, error) {
+		if string(key) == "message" {
+			msg = messageFields{} // the last "message" member counts
+			if line[at] == '{' {
+				end, err := walkObject(line, at, 2, msgMember)
+				if err != nil {
+					return 0, err
+				}
+				msg.raw = line[at:end]
+				return end, nil
+			}
+		}
+		end, err := valueEnd(line, at, 1)
+		if err != nil {
+			return 0, err
+		}
+		val := line[at:end]
 		switch string(key) {
 		case "type":
-			e.Type, _ = jsonString(val)
+			e.Type = typeOf(val)
 		case "version":
 			version = val
 		case "id":
 			e.ID, _ = jsonString(val)
 		case "parentId":
-			e.Parent, _ = jsonString(val)
+			e.Parent = val
 		case "timestamp":
-			e.Time = timeOf(val)
+			e.stamp = val
 		case "cwd":
 			e.Cwd, _ = jsonString(val)
 		case "name":
@@ -73,45 +116,71 @@ func parseEntry(line []byte) (entry, error) {
 			e.Name = strings.TrimSpace(e.Name)
 		case "modelId":
 			e.Model, _ = jsonString(val)
-		case "message":
-			message = val
 		}
+		return end, nil
 	})
 	if err != nil {
 		return entry{}, err
 	}
-	e.HasID = e.ID != ""
 	if n, ok := jsonNumber(version); ok && n >= 0 && n < 1000 {
 		e.Version = int(n)
 	}
-	if e.Type == typeMessage && len(message) > 0 && message[0] == '{' {
-		e.Message = message
-		e.message(message)
+	if e.Type == typeMessage && msg.raw != nil {
+		e.message(&msg)
 	}
 	return e, nil
 }
 
-// message reads a message entry's message object (already checked whole
-// by the line's walk). Its content is only decoded for user and assistant
-// messages: a tool result's output is skipped, however large.
-func (e *entry) message(msg []byte) {
-	var content []byte
-	_, _ = objectEnd(msg, 0, 1, func(key, val []byte) {
-		switch string(key) {
-		case "role":
-			e.Role, _ = jsonString(val)
-		case "content":
-			content = val
-		case "model":
-			if m, ok := jsonString(val); ok && m != "" {
-				e.Model = m
-			}
-		case "timestamp":
-			e.MsgTime = timeOf(val)
+// messageFields is what parseEntry reads of a message object: raw values,
+// decoded only once the line turns out to be a message entry.
+type messageFields struct {
+	raw            []byte // the whole object; nil: no object
+	role, model    []byte
+	content, stamp []byte
+	// texts is content's text, read as the line was walked (textsRead)
+	// when the role before it said the message shows text.
+	texts     textJoin
+	textsRead bool
+}
+
+// textual reports whether the role read so far, as Pi writes it, is one
+// whose text shows.
+func (m *messageFields) textual() bool {
+	return string(m.role) == `"`+roleUser+`"` || string(m.role) == `"`+roleAssistant+`"`
+}
+
+// member reads one member of a message object.
+func (m *messageFields) member(key, val []byte) {
+	switch string(key) {
+	case "role":
+		m.role = val
+	case "content":
+		m.content, m.textsRead = val, false
+	case "model":
+		if s, ok := jsonString(val); ok && s != "" {
+			m.model = val // the last non-empty model counts
 		}
-	})
-	if e.Role == roleUser || e.Role == roleAssistant {
-		e.Text, e.HasTexts = texts(content)
+	case "timestamp":
+		m.stamp = val
+	}
+}
+
+// message applies a message entry's message object. Its content is only
+// decoded for user and assistant messages: a tool result's output is
+// skipped, however large.
+func (e *entry) message(m *messageFields) {
+	e.Message = m.raw
+	e.Role = roleOf(m.role)
+	if m.model != nil {
+		e.Model, _ = jsonString(m.model)
+	}
+	e.msgStamp = m.stamp
+	switch {
+	case e.Role != roleUser && e.Role != roleAssistant:
+	case m.textsRead:
+		e.Text, e.HasTexts = m.texts.result()
+	default:
+		e.Text, e.HasTexts = texts(m.content)
 	}
 }
 
@@ -123,7 +192,7 @@ func texts(content []byte) (string, bool) {
 		s = strings.TrimSpace(s)
 		return s, s != ""
 	}
-	var out []string
+	var j textJoin
 	eachElement(content, func(part []byte) {
 		if len(part) == 0 || part[0] != '{' {
 			return
@@ -137,14 +206,97 @@ func texts(content []byte) (string, bool) {
 				text = val
 			}
 		})
+		j.part(typ, text)
+	})
+	return j.result()
+}
+
+// partsEnd walks the content array at b[i], as valueEnd at depth would,
+// and joins the text of its parts into j.
+func partsEnd(b []byte, i, depth int, j *textJoin) (int, error) {
+	return walkArray(b, i, depth+1, func(at int) (int, error) {
+		if b[at] != '{' {
+			return valueEnd(b, at, depth+1)
+		}
+		var typ, text []byte
+		end, err := walkObject(b, at, depth+2, func(key []byte, at int) (int, error) {
+			end, err := valueEnd(b, at, depth+2)
+			if err == nil {
+				switch string(key) {
+				case "type":
+					typ = b[at:end]
+				case "text":
+					text = b[at:end]
+				}
+			}
+			return end, err
+		})
+		if err == nil {
+			j.part(typ, text)
+		}
+		return end, err
+	})
+}
+
+// textJoin joins the text parts of a message's content (texts). Most
+// messages have one: it is returned as decoded, with no list to join.
+type textJoin struct {
+	first string
+	more  []string
+}
+
+// part adds a part, given its raw type and text values.
+func (j *textJoin) part(typ, text []byte) {
+	if string(typ) != `"text"` { // not as Pi writes it: decode
 		if t, _ := jsonString(typ); t != "text" {
 			return
 		}
-		if t, _ := jsonString(text); strings.TrimSpace(t) != "" {
-			out = append(out, strings.TrimSpace(t))
-		}
-	})
-	return strings.Join(out, "\n\n"), len(out) > 0
+	}
+	t, _ := jsonString(text)
+	switch t = strings.TrimSpace(t); {
+	case t == "":
+	case j.first == "":
+		j.first = t
+	default:
+		j.more = append(j.more, t)
+	}
+}
+
+func (j *textJoin) result() (string, bool) {
+	if len(j.more) == 0 {
+		return j.first, j.first != ""
+	}
+	return strings.Join(append([]string{j.first}, j.more...), "\n\n"), true
+}
+
+// typeOf and roleOf decode an entry's type and a message's role, without
+// copying the values paddock knows (nearly every line has one).
+func typeOf(val []byte) string {
+	switch string(val) {
+	case `"` + typeMessage + `"`:
+		return typeMessage
+	case `"` + typeModelChange + `"`:
+		return typeModelChange
+	case `"` + typeSessionInfo + `"`:
+		return typeSessionInfo
+	case `"thinking_level_change"`:
+		return "thinking_level_change"
+	}
+	s, _ := jsonString(val)
+	return s
+}
+
+func roleOf(val []byte) string {
+	switch string(val) {
+	case `"` + roleUser + `"`:
+		return roleUser
+	case `"` + roleAssistant + `"`:
+		return roleAssistant
+	case `"` + roleToolResult + `"`:
+		return roleToolResult
+	}
+	s, _ := jsonString(val)
+	return s
 }
 
 // when is the best time of an entry: when Pi appended it, else the
@@ -152,10 +304,13 @@ func texts(content []byte) (string, bool) {
 // own time need not (an assistant message is stamped when its request
 // started, which can be before a user message queued meanwhile).
 func (e *entry) when() time.Time {
-	if !e.Time.IsZero() {
-		return e.Time
+	if !e.timed {
+		if e.at = timeOf(e.stamp); e.at.IsZero() {
+			e.at = timeOf(e.msgStamp)
+		}
+		e.timed = true
 	}
-	return e.MsgTime
+	return e.at
 }
 
 // Timestamps outside these bounds are garbage, not times.
@@ -168,7 +323,9 @@ var (
 // milliseconds since the epoch (message timestamps).
 func timeOf(val []byte) time.Time {
 	var t time.Time
-	if s, ok := jsonString(val); ok {
+	if pt, ok := piTime(val); ok {
+		t = pt
+	} else if s, ok := jsonString(val); ok {
 		t, _ = time.Parse(time.RFC3339Nano, s)
 	} else if n, ok := jsonNumber(val); ok && n > 0 && n < float64(math.MaxInt64/1e6) {
 		t = time.UnixMilli(int64(n))
@@ -177,6 +334,43 @@ func timeOf(val []byte) time.Time {
 		return time.Time{}
 	}
 	return t.UTC()
+}
+
+// piTime reads a time the way Pi writes every entry's (JavaScript's
+// toISOString: "2006-01-02T15:04:05.000Z", quoted) without the string
+// time.Parse needs; false for anything else, which timeOf leaves to
+// time.Parse. It accepts what time.Parse accepts of that form, no more.
+func piTime(val []byte) (time.Time, bool) {
+	const layout = `"dddd-dd-ddTdd:dd:dd.dddZ"`
+	if len(val) != len(layout) {
+		return time.Time{}, false
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range val[i : i+n] {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	for i := range len(layout) {
+		if layout[i] != 'd' && val[i] != layout[i] {
+			return time.Time{}, false
+		}
+	}
+	year, month, day := num(1, 4), num(6, 2), num(9, 2)
+	hour, minute, sec, ms := num(12, 2), num(15, 2), num(18, 2), num(21, 3)
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
+		minute < 0 || minute > 59 || sec < 0 || sec > 59 || ms < 0 {
+		return time.Time{}, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, ms*int(time.Millisecond), time.UTC)
+	if t.Day() != day { // past the end of its month: time.Parse refuses it
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 // header is a session file's first line, checked.
@@ -199,5 +393,5 @@ func parseHeader(line []byte) (header, error) {
 	if e.Type != typeSession || !validID(e.ID) {
 		return header{}, errNoHeader
 	}
-	return header{id: e.ID, version: e.Version, cwd: e.Cwd, created: e.Time, model: e.Model}, nil
+	return header{id: e.ID, version: e.Version, cwd: e.Cwd, created: timeOf(e.stamp), model: e.Model}, nil
 }

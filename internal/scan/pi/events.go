@@ -37,7 +37,7 @@ func (s *Scanner) Events(ctx context.Context, id string) ([]session.Event, error
 		return nil, err
 	}
 	defer f.Close()
-	t, err := readTranscriptWith(ctx, f, &transcript{withEvents: true})
+	t, err := readTranscriptFile(ctx, f, &transcript{withEvents: true})
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
@@ -58,10 +58,10 @@ func (s *Scanner) Events(ctx context.Context, id string) ([]session.Event, error
 func (t *transcript) events() []session.Event {
 	var out []session.Event
 	for _, i := range t.branch() {
-		nd := t.nodes[i]
-		for _, e := range nd.events {
+		for _, e := range t.nodeEvents[i] {
 			if e.Kind == session.EventMessage {
-				e = session.Event{Kind: session.EventMessage, Role: nd.msg.Role, Text: nd.msg.Text, Time: nd.msg.Time}
+				m, _ := t.msg(i)
+				e = session.Event{Kind: session.EventMessage, Role: m.Role, Text: m.Text, Time: m.Time}
 			}
 			out = append(out, e)
 		}

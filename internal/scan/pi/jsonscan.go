@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -30,7 +31,7 @@ var errSyntax = errors.New("malformed JSON")
 const maxDepth = 256
 
 func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
@@ -39,7 +40,23 @@ func skipSpace(b []byte, i int) int {
 // stringEnd returns the index just past the string opening at b[i].
 func stringEnd(b []byte, i int) (int, error) {
 	i++
+	// Most keys and values are a few bytes long: look at those bytes one
+	// by one rather than pay for an IndexByte call.
+	head := b[i:min(i+16, len(b))]
+	j := 0
+	for ; j < len(head); j++ {
+		switch head[j] {
+		case '"':
+			return i + j + 1, nil
+		case '\\':
+			j++ // the escaped byte
+		}
+	}
+	i += j
 	for {
+		if i >= len(b) {
+			return 0, errSyntax
+		}
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
 			return 0, errSyntax
@@ -65,9 +82,9 @@ func valueEnd(b []byte, i, depth int) (int, error) {
 	case c == '"':
 		return stringEnd(b, i)
 	case c == '{':
-		return objectEnd(b, i, depth+1, nil)
+		return walkObject(b, i, depth+1, nil)
 	case c == '[':
-		return arrayEnd(b, i, depth+1, nil)
+		return walkArray(b, i, depth+1, nil)
 	case c == 't':
 		return literalEnd(b, i, "true")
 	case c == 'f':
@@ -94,6 +111,21 @@ func literalEnd(b []byte, i int, lit string) (int, error) {
 // objectEnd walks the object opening at b[i], calling member (when not
 // nil) with each key's raw bytes (between the quotes) and value.
 func objectEnd(b []byte, i, depth int, member func(key, val []byte)) (int, error) {
+	return walkObject(b, i, depth, func(key []byte, at int) (int, error) {
+		end, err := valueEnd(b, at, depth)
+		if err == nil && member != nil {
+			member(key, b[at:end])
+		}
+		return end, err
+	})
+}
+
+// walkObject walks the object opening at b[i]. visit is called with each
+// key's raw bytes and the index where its value starts, and returns the
+// index just past the value, having walked it: with valueEnd, or with a
+// walk of its own that reads the value as it checks it. A nil visit only
+// checks the object (most of a line is skipped this way).
+func walkObject(b []byte, i, depth int, visit func(key []byte, at int) (int, error)) (int, error) {
 	if depth > maxDepth {
 		return 0, errSyntax
 	}
@@ -115,12 +147,17 @@ func objectEnd(b []byte, i, depth int, member func(key, val []byte)) (int, error
 			return 0, errSyntax
 		}
 		i = skipSpace(b, i+1)
-		vEnd, err := valueEnd(b, i, depth)
+		if i >= len(b) {
+			return 0, errSyntax
+		}
+		var vEnd int
+		if visit != nil {
+			vEnd, err = visit(key, i)
+		} else {
+			vEnd, err = valueEnd(b, i, depth)
+		}
 		if err != nil {
 			return 0, err
-		}
-		if member != nil {
-			member(key, b[i:vEnd])
 		}
 		i = skipSpace(b, vEnd)
 		if i >= len(b) {
@@ -140,6 +177,18 @@ func objectEnd(b []byte, i, depth int, member func(key, val []byte)) (int, error
 // arrayEnd walks the array opening at b[i], calling elem (when not nil)
 // with each element.
 func arrayEnd(b []byte, i, depth int, elem func(val []byte)) (int, error) {
+	return walkArray(b, i, depth, func(at int) (int, error) {
+		end, err := valueEnd(b, at, depth)
+		if err == nil && elem != nil {
+			elem(b[at:end])
+		}
+		return end, err
+	})
+}
+
+// walkArray walks the array opening at b[i] as walkObject walks an
+// object: visit (when not nil) walks each element from where it starts.
+func walkArray(b []byte, i, depth int, visit func(at int) (int, error)) (int, error) {
 	if depth > maxDepth {
 		return 0, errSyntax
 	}
@@ -148,12 +197,18 @@ func arrayEnd(b []byte, i, depth int, elem func(val []byte)) (int, error) {
 		return i + 1, nil
 	}
 	for {
-		vEnd, err := valueEnd(b, i, depth)
+		if i >= len(b) {
+			return 0, errSyntax
+		}
+		var vEnd int
+		var err error
+		if visit != nil {
+			vEnd, err = visit(i)
+		} else {
+			vEnd, err = valueEnd(b, i, depth)
+		}
 		if err != nil {
 			return 0, err
-		}
-		if elem != nil {
-			elem(b[i:vEnd])
 		}
 		i = skipSpace(b, vEnd)
 		if i >= len(b) {
@@ -170,14 +225,15 @@ func arrayEnd(b []byte, i, depth int, elem func(val []byte)) (int, error) {
 	}
 }
 
-// eachMember walks the JSON object that is all of b (white space around
-// allowed). A value that is not an object is errNotObject.
-func eachMember(b []byte, member func(key, val []byte)) error {
+// walkLine walks the JSON object that is all of b (white space around
+// allowed) with walkObject's visitor. A value that is not an object is
+// errNotObject.
+func walkLine(b []byte, visit func(key []byte, at int) (int, error)) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return errNotObject
 	}
-	end, err := objectEnd(b, i, 1, member)
+	end, err := walkObject(b, i, 1, visit)
 	if err != nil {
 		return err
 	}
@@ -214,14 +270,52 @@ func jsonString(val []byte) (string, bool) {
 	return s, true
 }
 
-// jsonNumber decodes val when it is a finite JSON number.
+// jsonNumber decodes val when it is a finite JSON number: JSON's number
+// grammar, then strconv (what encoding/json does, without its reflection).
 func jsonNumber(val []byte) (float64, bool) {
-	if len(val) == 0 || !(val[0] == '-' || val[0] >= '0' && val[0] <= '9') {
+	if !isNumber(val) {
 		return 0, false
 	}
-	var n float64
-	if json.Unmarshal(val, &n) != nil {
-		return 0, false
+	n, err := strconv.ParseFloat(string(val), 64)
+	return n, err == nil
+}
+
+// isNumber reports whether b is exactly one JSON number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isNumber(b []byte) bool {
+	i := 0
+	digits := func() bool {
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > start
 	}
-	return n, true
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		digits()
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(b)
 }

@@ -95,6 +95,7 @@ type Scanner struct {
 	problems *logonce.Logger      // problems already logged, by path or topic
 	dirs     []string             // directories of the last walk
 	last     *lastScan
+	handoff  *handoff // a conversation Session read, for Conversation; prune drops it
 }
 
 type sumEntry struct {
@@ -303,7 +304,7 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 	if err != nil {
 		return session.Info{}, err
 	}
-	sum := s.summary(c)
+	sum := s.sessionSummary(c)
 	if !sum.listable || sum.id != id || workdir.Ephemeral(sum.cwd) {
 		return session.Info{}, session.ErrNotFound
 	}
@@ -322,7 +323,13 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 	if err != nil {
 		return nil, err
 	}
-	msgs, t, err := conversation(ctx, c.path)
+	var msgs []session.Message
+	var t *transcript
+	if h, ok := s.takeHandoff(c); ok {
+		msgs, t, err = h.msgs, &transcript{badLines: h.badLines}, h.err
+	} else {
+		msgs, t, err = conversation(ctx, c.path)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, session.ErrNotFound // removed since find

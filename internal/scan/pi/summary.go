@@ -2,13 +2,11 @@ package pi
 
 import (
 	"bytes"
-	"errors"
+	"context"
 	"io"
-	"os"
 	"time"
 
 	"paddock/internal/scan/clip"
-	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
@@ -31,10 +29,45 @@ const (
 // bytes only, never in the bulk of a long line.
 const markerWindow = 512
 
-var middleMarkers = [][]byte{
-	[]byte(`"` + typeSessionInfo + `"`),
-	[]byte(`"` + roleUser + `"`),
-	[]byte(`"` + typeModelChange + `"`),
+// A marker is looked for by a part of it that starts with a rarer byte
+// than its opening quote (there is a quote every few bytes of JSON), and
+// then checked whole.
+var middleMarkers = []marker{
+	{token: []byte(`"` + typeSessionInfo + `"`), probe: len(`"session`)},
+	{token: []byte(`"` + roleUser + `"`), probe: len(`"`)},
+	{token: []byte(`"` + typeModelChange + `"`), probe: len(`"model`)},
+}
+
+type marker struct {
+	token []byte
+	probe int // token[probe:] is looked for first
+}
+
+func hasMarker(line []byte) bool {
+	line = line[:min(len(line), markerWindow)]
+	for _, m := range middleMarkers {
+		if m.in(line) {
+			return true
+		}
+	}
+	return false
+}
+
+// in reports whether m's token occurs in b.
+func (m marker) in(b []byte) bool {
+	probe := m.token[m.probe:]
+	for off := m.probe; off < len(b); {
+		j := bytes.Index(b[off:], probe)
+		if j < 0 {
+			return false
+		}
+		at := off + j - m.probe // where the token would start
+		if bytes.Equal(b[at:at+len(m.token)], m.token) {
+			return true
+		}
+		off += j + 1
+	}
+	return false
 }
 
 // summary is what listing learns from one session file. It is cached by
@@ -53,16 +86,14 @@ type summary struct {
 }
 
 // readSummary reads the session file at path, which had the given size
-// when stat'ed (so a line appended meanwhile is not half-read).
+// when stat'ed (so a line appended meanwhile is not half-read), in ranges
+// in parallel when it is long (readFile).
 func readSummary(path string, size int64) (*summary, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	fr := fileRead{sum: &summaryBuilder{}}
+	if err := fr.open(path, size); err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var b summaryBuilder
-	b.read(io.NewSectionReader(f, 0, size), size)
-	return b.finish(), nil
+	return fr.summary(), nil
 }
 
 // summaryBuilder folds a file's lines, in file order, into a summary.
@@ -74,48 +105,70 @@ type summaryBuilder struct {
 	// skipped is the start of the last middle line left unparsed when no
 	// line was parsed after it: its entry time still counts.
 	skipped []byte
+	// skipSet says that a line of this builder's range set or cleared
+	// skipped (merge).
+	skipSet bool
 }
 
+// read reads a whole file of the given size.
 func (b *summaryBuilder) read(r io.Reader, size int64) {
-	lr := jsonl.NewReader(r, maxLineBytes)
-	tailStart := size - tailBytes
-	for n := 0; ; n++ {
-		start := lr.Offset()
-		line, tooLong, err := lr.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				b.s.readErr = err
-			}
-			b.skippedTime()
-			return
+	fr := fileRead{sum: b}
+	fr.readRange(context.Background(), r, 0, size, true)
+	b.s.readErr = fr.err
+	b.skippedTime()
+}
+
+// wants reports whether line n, at offset start of a file of the given
+// size, is parsed for the summary; the others are only skipped (skip).
+func wants(n int, start, size int64, line []byte) bool {
+	return n <= headLines || start >= size-tailBytes || hasMarker(line)
+}
+
+func (b *summaryBuilder) header(h header) {
+	b.s.valid = true
+	b.s.id, b.s.cwd, b.s.created, b.s.model = h.id, h.cwd, h.created, h.model
+}
+
+func (b *summaryBuilder) skip(line []byte) {
+	b.skipped = append(b.skipped[:0], line[:min(len(line), markerWindow)]...)
+	b.skipSet = true
+}
+
+func (b *summaryBuilder) fold(e *entry) {
+	b.skipped = b.skipped[:0]
+	b.skipSet = true
+	b.entry(e)
+}
+
+// merge folds in next, the builder of the range that follows b's, as if
+// b had read on.
+func (b *summaryBuilder) merge(next *summaryBuilder) {
+	s, ns := &b.s, &next.s
+	if ns.lastEvent.After(s.lastEvent) {
+		s.lastEvent = ns.lastEvent
+	}
+	if b.firstEvent.IsZero() {
+		b.firstEvent = next.firstEvent
+	}
+	if next.name != "" {
+		b.name = next.name
+	}
+	if ns.model != "" {
+		s.model = ns.model
+	}
+	if ns.prompts > 0 {
+		if s.prompts == 0 {
+			s.firstPrompt = ns.firstPrompt
 		}
-		if n == 0 {
-			h, herr := parseHeader(line)
-			if tooLong || herr != nil {
-				return // not a Pi session: nothing else matters
-			}
-			b.s.valid = true
-			b.s.id, b.s.cwd, b.s.created, b.s.model = h.id, h.cwd, h.created, h.model
-			continue
-		}
-		if tooLong {
-			b.s.badLines++
-			continue
-		}
-		if n > headLines && start < tailStart && !hasMarker(line) {
-			b.skipped = append(b.skipped[:0], line[:min(len(line), markerWindow)]...)
-			continue
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		e, err := parseEntry(line)
-		if err != nil {
-			b.s.badLines++
-			continue
-		}
-		b.skipped = b.skipped[:0]
-		b.entry(&e)
+		s.lastPrompt = ns.lastPrompt
+		s.prompts += ns.prompts
+	}
+	b.answered = b.answered || next.answered
+	s.badLines += ns.badLines
+	s.readErr = ns.readErr
+	if next.skipSet {
+		b.skipped = append(b.skipped[:0], next.skipped...)
+		b.skipSet = true
 	}
 }
 
@@ -137,16 +190,6 @@ func (b *summaryBuilder) skippedTime() {
 	if t := timeOf(b.skipped[i:end]); t.After(b.s.lastEvent) {
 		b.s.lastEvent = t
 	}
-}
-
-func hasMarker(line []byte) bool {
-	line = line[:min(len(line), markerWindow)]
-	for _, m := range middleMarkers {
-		if bytes.Contains(line, m) {
-			return true
-		}
-	}
-	return false
 }
 
 func (b *summaryBuilder) entry(e *entry) {
