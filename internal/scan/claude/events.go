@@ -1,22 +1,15 @@
 package claude
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
+	"paddock/internal/scan/clip"
 	"strings"
-	"unicode/utf8"
 
 	"paddock/internal/session"
 )
-
-// maxOutputBytes bounds a tool result's text in an event: a test log or a
-// file read can be megabytes, and an export wants to show that there was
-// output, not carry all of it.
-const maxOutputBytes = 64 << 10
 
 // Events returns a session's full record, oldest first: the messages
 // Conversation returns, in the same order, with the model's thinking, its
@@ -153,13 +146,13 @@ func partEvent(part []byte, assistant bool) (session.Event, bool) {
 		}
 		return session.Event{Kind: session.EventThinking, Text: text}, true
 	case "tool_use", "server_tool_use", "mcp_tool_use":
-		return session.Event{Kind: session.EventToolCall, Tool: name, ToolID: id, Input: jsonText(input)}, true
+		return session.Event{Kind: session.EventToolCall, Tool: name, ToolID: id, Input: clip.JSON(input)}, true
 	}
 	if typ == "tool_result" || strings.HasSuffix(typ, "_tool_result") {
 		return session.Event{
 			Kind:    session.EventToolResult,
 			ToolID:  toolUseID,
-			Text:    clipOutput(resultText(content)),
+			Text:    clip.Output(resultText(content)),
 			IsError: jsonTrue(isError),
 		}, true
 	}
@@ -177,7 +170,7 @@ func resultText(content []byte) string {
 		return s
 	}
 	if content[0] != '[' {
-		return jsonText(content)
+		return clip.JSON(content)
 	}
 	var lines []string
 	_ = eachElement(content, func(part []byte) {
@@ -205,30 +198,4 @@ func resultText(content []byte) string {
 		}
 	})
 	return strings.Join(lines, "\n")
-}
-
-// jsonText is a JSON value as compact text ("" when absent), with invalid
-// UTF-8 replaced.
-func jsonText(raw []byte) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) == nil {
-		raw = b.Bytes()
-	}
-	return strings.ToValidUTF8(string(raw), "\uFFFD")
-}
-
-// clipOutput cuts s to at most maxOutputBytes, on a rune boundary, ending
-// in "…" when it cut.
-func clipOutput(s string) string {
-	if len(s) <= maxOutputBytes {
-		return s
-	}
-	cut := maxOutputBytes - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"paddock/internal/scan/clip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,7 +56,7 @@ func checkEvents(t *testing.T, s *Scanner, id string) []session.Event {
 			}
 			calls[e.ToolID] = true
 		case session.EventToolResult:
-			if e.ToolID == "" || len(e.Text) > maxOutputBytes || !utf8.ValidString(e.Text) {
+			if e.ToolID == "" || len(e.Text) > clip.MaxOutput || !utf8.ValidString(e.Text) {
 				t.Errorf("%s: event %d: result %+v", id, i, e)
 			}
 		default:
@@ -200,7 +201,7 @@ func hasMainThinking(raw []byte) bool {
 // out; redacted and blank thinking skipped.
 func TestEventsSynthetic(t *testing.T) {
 	dir := t.TempDir()
-	long := strings.Repeat("é", maxOutputBytes) // 2 bytes a rune: twice the cap
+	long := strings.Repeat("é", clip.MaxOutput) // 2 bytes a rune: twice the cap
 	split := func(uuid, parent string, minute int, parts ...any) string {
 		return answer(uuid, parent, "", minute, "message", map[string]any{
 			"id": "msg_split", "role": "assistant", "model": "m", "content": parts})
@@ -239,7 +240,7 @@ func TestEventsSynthetic(t *testing.T) {
 	var got []ev
 	for _, e := range evs {
 		if len(e.Text) > 100 {
-			if !strings.HasSuffix(e.Text, "…") || len(e.Text) > maxOutputBytes || len(e.Text) < maxOutputBytes-4 {
+			if !strings.HasSuffix(e.Text, "…") || len(e.Text) > clip.MaxOutput || len(e.Text) < clip.MaxOutput-4 {
 				t.Errorf("long output clipped to %d bytes, ending %q", len(e.Text), e.Text[len(e.Text)-8:])
 			}
 			e.Text = "<clipped>"

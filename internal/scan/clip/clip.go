@@ -4,6 +4,8 @@
 package clip
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,4 +32,34 @@ func Runes(s string, max int) string {
 // trims the ends, and cuts the result to max runes (Runes).
 func Line(s string, max int) string {
 	return Runes(strings.Join(strings.Fields(s), " "), max)
+}
+
+// MaxOutput bounds a tool result's text in a session's full record: a test
+// log or a build's output can be megabytes, and the record is for reading.
+const MaxOutput = 64 << 10
+
+// Output cuts a tool's output to at most MaxOutput bytes, on a rune
+// boundary, ending in "…" when it cut.
+func Output(s string) string {
+	if len(s) <= MaxOutput {
+		return s
+	}
+	cut := MaxOutput - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// JSON is a JSON value as compact text ("" when absent), with invalid
+// UTF-8 replaced.
+func JSON(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) == nil {
+		raw = b.Bytes()
+	}
+	return strings.ToValidUTF8(string(raw), "\uFFFD")
 }

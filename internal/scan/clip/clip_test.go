@@ -1,6 +1,10 @@
 package clip
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestRunes(t *testing.T) {
 	tests := []struct {
@@ -40,5 +44,25 @@ func TestLine(t *testing.T) {
 		if got := Line(tt.s, tt.max); got != tt.want {
 			t.Errorf("Line(%q, %d) = %q, want %q", tt.s, tt.max, got, tt.want)
 		}
+	}
+}
+
+func TestOutputAndJSON(t *testing.T) {
+	if got := Output("short"); got != "short" {
+		t.Errorf("Output kept %q", got)
+	}
+	long := strings.Repeat("é", MaxOutput) // 2 bytes a rune
+	got := Output(long)
+	if len(got) > MaxOutput || !strings.HasSuffix(got, "…") || !utf8.ValidString(got) {
+		t.Errorf("Output of %d bytes: %d bytes, valid %v", len(long), len(got), utf8.ValidString(got))
+	}
+	if got := JSON([]byte("{ \"a\" : [1, 2] }")); got != `{"a":[1,2]}` {
+		t.Errorf("JSON %q", got)
+	}
+	if got := JSON(nil); got != "" {
+		t.Errorf("JSON of nothing %q", got)
+	}
+	if got := JSON([]byte("{\"a\":\"\xff\"}")); !utf8.ValidString(got) {
+		t.Errorf("JSON kept invalid UTF-8: %q", got)
 	}
 }

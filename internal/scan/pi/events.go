@@ -1,22 +1,16 @@
 package pi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
+	"paddock/internal/scan/clip"
 	"strings"
-	"unicode/utf8"
 
 	"paddock/internal/session"
 )
-
-// maxOutputBytes bounds a tool result's text in an event: a test log or a
-// file read can be megabytes, and an export wants to show that there was
-// output, not carry all of it.
-const maxOutputBytes = 64 << 10
 
 // Events returns a session's full record, oldest first: the messages
 // Conversation returns, in the same order, with the model's thinking, its
@@ -100,11 +94,11 @@ func entryEvents(e *entry, hasMsg bool) []session.Event {
 		})
 	case roleToolResult:
 		add(session.Event{Kind: session.EventToolResult, ToolID: m.toolCallID,
-			Text: clipOutput(resultText(m.content)), IsError: m.isError})
+			Text: clip.Output(resultText(m.content)), IsError: m.isError})
 	case roleBash:
 		input, _ := json.Marshal(map[string]string{"command": m.command})
 		add(session.Event{Kind: session.EventToolCall, Tool: "bash", Input: string(input)})
-		add(session.Event{Kind: session.EventToolResult, Text: clipOutput(m.output),
+		add(session.Event{Kind: session.EventToolResult, Text: clip.Output(m.output),
 			IsError: m.cancelled || m.exitCode != 0})
 	}
 	if hasMsg { // a user message, or a plain string content
@@ -186,7 +180,7 @@ func partEvent(part []byte) (session.Event, bool) {
 		}
 		return session.Event{Kind: session.EventThinking, Text: thinking}, true
 	case "toolCall":
-		return session.Event{Kind: session.EventToolCall, Tool: name, ToolID: id, Input: jsonText(args)}, true
+		return session.Event{Kind: session.EventToolCall, Tool: name, ToolID: id, Input: clip.JSON(args)}, true
 	}
 	return session.Event{}, false
 }
@@ -216,30 +210,4 @@ func resultText(content []byte) string {
 		}
 	})
 	return strings.Join(lines, "\n")
-}
-
-// jsonText is a JSON value as compact text ("" when absent), with invalid
-// UTF-8 replaced.
-func jsonText(raw []byte) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) == nil {
-		raw = b.Bytes()
-	}
-	return strings.ToValidUTF8(string(raw), "\uFFFD")
-}
-
-// clipOutput cuts s to at most maxOutputBytes, on a rune boundary, ending
-// in "…" when it cut.
-func clipOutput(s string) string {
-	if len(s) <= maxOutputBytes {
-		return s
-	}
-	cut := maxOutputBytes - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

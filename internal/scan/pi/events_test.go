@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"paddock/internal/scan/clip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,7 +57,7 @@ func checkEvents(t *testing.T, s *Scanner, id string) []session.Event {
 				t.Errorf("%s: event %d: call %+v", id, i, e)
 			}
 		case session.EventToolResult:
-			if len(e.Text) > maxOutputBytes || !utf8.ValidString(e.Text) {
+			if len(e.Text) > clip.MaxOutput || !utf8.ValidString(e.Text) {
 				t.Errorf("%s: event %d: result of %d bytes", id, i, len(e.Text))
 			}
 		default:
@@ -197,7 +198,7 @@ func TestEventsFixtures(t *testing.T) {
 func TestEventsSynthetic(t *testing.T) {
 	agent := t.TempDir()
 	cwd := "/home/u/proj"
-	long := strings.Repeat("é", maxOutputBytes) // 2 bytes a rune: twice the cap
+	long := strings.Repeat("é", clip.MaxOutput) // 2 bytes a rune: twice the cap
 	line := func(id, parent string, min int, msg map[string]any) string {
 		msg["timestamp"] = t0.Add(time.Duration(min) * time.Minute).UnixMilli()
 		return jsonLine(map[string]any{"type": "message", "id": id, "parentId": parent, "timestamp": ts(min), "message": msg})
@@ -249,7 +250,7 @@ func TestEventsSynthetic(t *testing.T) {
 		var out []ev
 		for _, e := range checkEvents(t, s, id) {
 			if len(e.Text) > 100 {
-				if !strings.HasSuffix(e.Text, "…") || len(e.Text) > maxOutputBytes || len(e.Text) < maxOutputBytes-4 {
+				if !strings.HasSuffix(e.Text, "…") || len(e.Text) > clip.MaxOutput || len(e.Text) < clip.MaxOutput-4 {
 					t.Errorf("long output clipped to %d bytes", len(e.Text))
 				}
 				e.Text = "<clipped>"
