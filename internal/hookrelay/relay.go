@@ -76,6 +76,14 @@ type Args struct {
 // AsyncTimeout is the budget of a run no agent waits for.
 const AsyncTimeout = 3 * time.Second
 
+// DecisionTimeout is the budget, up to the listener's headers, of an event
+// paddock may hold for the phone (MayDecide, with AcceptDecision): opening
+// its item includes a database write, which a loaded machine can take
+// past 100 ms — and a relay giving up then would drop a prompt the phone
+// was about to show. Paddock down still fails at once (connection
+// refused); only a paddock that hangs costs this long.
+const DecisionTimeout = 2 * time.Second
+
 // ParseArgs reads the relay's arguments. It never writes anything: an
 // agent runs this, and a usage message would land in its transcript.
 func ParseArgs(args []string) (Args, error) {
@@ -106,8 +114,9 @@ const Usage = `Usage: paddock hook [--runtime R] [--data-dir D] [--async] [EVENT
 
 The command agents' hooks run (installed by paddock hooks install). It reads
 the hook payload from stdin (or the last argument), posts it to the running
-paddock serve and always exits 0 without output; when paddock is down or slow
-it gives up within 100 ms (3 s with --async: a run nobody waits for).
+paddock serve and always exits 0; when paddock is down or slow it gives up
+within 100 ms (3 s with --async: a run nobody waits for; 2 s for a prompt
+paddock may hold for the phone, which it then waits for and prints).
 PADDOCK_HOOK_DEBUG=1 reports on stderr what it did.
 `
 
@@ -162,8 +171,11 @@ func Run(ctx context.Context, o Options) (res Result) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = Timeout
-		if o.Async {
+		switch {
+		case o.Async:
 			o.Timeout = AsyncTimeout
+		case o.AcceptDecision && MayDecide(o.Runtime, o.Event):
+			o.Timeout = DecisionTimeout
 		}
 	}
 	if o.Getenv == nil {

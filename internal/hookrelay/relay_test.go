@@ -492,3 +492,31 @@ func TestHeldDecision(t *testing.T) {
 		})
 	}
 }
+
+// slowDecider holds after a slow start (a database write on a loaded
+// machine): the relay of a decision event waits for its headers past the
+// 100 ms budget of other events.
+type slowDecider struct{ holdDecider }
+
+func (d *slowDecider) Hold(ctx context.Context, ev hookstate.Event, p []byte) (time.Time, func(context.Context) []byte, bool) {
+	time.Sleep(300 * time.Millisecond)
+	return d.holdDecider.Hold(ctx, ev, p)
+}
+
+func TestDecisionEventsWaitLongerForTheHold(t *testing.T) {
+	decision := []byte(`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`)
+	d := &slowDecider{holdDecider{delay: 50 * time.Millisecond, body: decision, hungUp: make(chan struct{})}}
+	dir := t.TempDir()
+	secret, _, err := hookintake.LoadOrCreateSecret(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := listener(t, hookintake.New(hookintake.Options{Secret: secret, Sink: sinkFunc(func(hookstate.Event) {}), Decider: d}))
+	os.WriteFile(filepath.Join(dir, StateFile), fmt.Appendf(nil, `{"pid":%d,"hook_port":%d}`, os.Getpid(), port), 0o600)
+	res := Run(context.Background(), Options{Args: Args{Runtime: "claude", Event: "PermissionRequest", DataDir: dir,
+		Payload: []byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`)},
+		AcceptDecision: true})
+	if !res.Delivered || string(res.Output) != string(decision) {
+		t.Fatalf("result %+v, output %q", res, res.Output)
+	}
+}
