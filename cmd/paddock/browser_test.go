@@ -519,8 +519,13 @@ func TestBrowserApprove(t *testing.T) {
 	term.Type("RUN it again please")
 	ph.pollFor("second card", `document.querySelector('[data-testid="needs-you"] [data-testid="approval"]:not(.resolved) [data-testid="approval-command"]')?.textContent.includes(`+strconv.Quote(mockmodel.RunCommand(2))+`)`, 30*time.Second)
 	open := `[data-testid="needs-you"] [data-testid="approval"]:not(.resolved) `
-	ph.step("deny with a reason", chromedp.SetValue(open+`[data-testid="deny-form"] input[name="message"]`, "not from the phone"),
-		chromedp.Click(open+`[data-testid="deny"]`))
+	ph.step("type a reason", chromedp.SetValue(open+`[data-testid="deny-form"] input[name="message"]`, "not from the phone"))
+	// A push of the board meanwhile (another session starts) keeps what
+	// was typed.
+	relayHook(t, srv, "UserPromptSubmit", `{"session_id":"another-session","hook_event_name":"UserPromptSubmit","cwd":"/tmp","prompt":"a push while typing"}`)
+	ph.poll("pushed, reason kept", `[...document.querySelectorAll('#board [data-testid="card"] .title, #board [data-testid="card"] .prompt')].some(e => e.textContent.includes("a push while typing")) &&
+		document.querySelector('`+open+`[data-testid="deny-form"] input[name="message"]').value === "not from the phone"`)
+	ph.step("deny with the reason", chromedp.Click(open+`[data-testid="deny"]`))
 	ph.poll("denied", `[...document.querySelectorAll('[data-testid="approval-resolved"]')].some(e => e.textContent.includes("Denied"))`)
 	shot(t, ph.ctx, "denied")
 	term.Expect(ctx, regexp.MustCompile(`not from the phone`))
