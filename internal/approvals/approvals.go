@@ -236,11 +236,17 @@ func (s *Service) desk(ctx context.Context, ev hookstate.Event, payload []byte) 
 	var got []pending.Item
 	switch ev.Kind {
 	case hookstate.KindToolEnd:
+		// Every tool's end passes here: parse it only when something of
+		// the session waits.
+		waiting := s.o.Broker.List(pending.Filter{Key: ev.Key(), PendingOnly: true})
+		if len(waiting) == 0 {
+			return
+		}
 		r, err := parseRequest(payload)
 		if err != nil {
 			return
 		}
-		for _, it := range s.o.Broker.List(pending.Filter{Key: ev.Key(), PendingOnly: true}) {
+		for _, it := range waiting {
 			if it.Tool == r.Tool && sameJSON(it.Input, r.Input) {
 				if it, ok := s.o.Broker.Release(ctx, it.ID, pending.Desk, "desk"); ok {
 					got = append(got, it)

@@ -198,6 +198,17 @@ func (c *Catalog) Delete(ctx context.Context, k session.Key) error {
 	if c.disk != nil {
 		c.disk.drop(k)
 	}
-	c.Rescan(ctx)
+	// Off the list now, without rescanning every runtime for one session:
+	// the scanner dropped it from its caches, so the next sweep agrees.
+	c.mu.Lock()
+	_, listed := c.byRuntime[k.Runtime][k.ID]
+	if listed {
+		delete(c.byRuntime[k.Runtime], k.ID)
+		c.rebuildSorted()
+	}
+	c.mu.Unlock()
+	if listed {
+		c.publish(Change{Removed: []session.Key{k}})
+	}
 	return nil
 }

@@ -137,8 +137,8 @@ func screenDialogItem(k session.Key, cwd string, d screendialog.Dialog) pending.
 	if d.Kind == screendialog.Question {
 		it.Kind, it.Tool, it.Can = pending.KindQuestion, "question", []string{pending.VerbAnswer, pending.VerbDeny}
 		q := pending.Question{Question: d.Question}
-		for _, o := range d.Options {
-			if _, ok := screendialog.Keys(d, screendialog.VerbAnswer, slices.Index(d.Options, o)); ok {
+		for i, o := range d.Options {
+			if _, ok := screendialog.Keys(d, screendialog.VerbAnswer, i); ok {
 				q.Options = append(q.Options, pending.Option{Label: o})
 			}
 		}
