@@ -90,6 +90,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}})
 	scanner := scanners.Claude
 	cat := catalog.New(catalog.Options{Limit: cfg.ScanLimit, SweepInterval: cfg.SweepInterval, Logger: log.With("component", "catalog"),
+		ProcessFingerprint: scanners.ProcessFingerprint,
 		CacheDir: filepath.Join(cfg.DataDir, "cache", "conversations"),
 		// A session running now stays listed however old its history.
 		Keep: func(rt string) []string {

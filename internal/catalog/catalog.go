@@ -46,7 +46,15 @@ type Scanner interface {
 type Options struct {
 	Limit         int           // sessions per runtime; default 200
 	Debounce      time.Duration // how long to gather fs events before rescanning; default 100ms
-	SweepInterval time.Duration // periodic rescan: fsnotify can miss events and a process exit is no file event; default 5s
+	SweepInterval time.Duration // periodic sweep: a process exit is no file event; default 5s
+	// FullSweepInterval: how often a sweep scans every runtime whatever
+	// the file events and processes say; default 1m.
+	FullSweepInterval time.Duration
+	// ProcessFingerprint summarises each runtime's agent processes (what
+	// liveness rests on), by runtime name: a sweep skips a runtime only
+	// when its fingerprint, its files and its kept sessions are unchanged.
+	// nil: every sweep scans every runtime.
+	ProcessFingerprint func(ctx context.Context) (map[string]uint64, error)
 	ScanTimeout   time.Duration // bound on one runtime's Scan, so one hung runtime cannot freeze the board; default 30s
 	DisableWatch  bool          // rely on the sweep alone (tests; systems without inotify)
 	// CacheDir keeps conversations on disk (derived data, safe to
@@ -94,6 +102,7 @@ type Catalog struct {
 	running    atomic.Bool
 
 	changes *broadcast.Broadcaster[Change]
+	fresh   *freshness
 
 	conv *convCache
 	disk *diskCache // nil without Options.CacheDir
@@ -118,6 +127,9 @@ func New(opts Options, scanners ...Scanner) *Catalog {
 	}
 	if opts.ScanTimeout <= 0 {
 		opts.ScanTimeout = defaultScanTimeout
+	}
+	if opts.FullSweepInterval <= 0 {
+		opts.FullSweepInterval = defaultFullSweep
 	}
 	log := opts.Logger
 	if log == nil {
@@ -156,6 +168,7 @@ func New(opts Options, scanners ...Scanner) *Catalog {
 		c.byName[name] = s
 		c.scanners = append(c.scanners, s)
 	}
+	c.fresh = newFreshness(len(c.scanners), opts.FullSweepInterval, time.Now)
 	return c
 }
 

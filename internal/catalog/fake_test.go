@@ -101,11 +101,15 @@ type txtScanner struct {
 	dirs  []string
 	mu    sync.Mutex
 	convs int // Conversation calls
+	scans int // Scan calls
 }
 
 func (ts *txtScanner) Runtime() string { return ts.name }
 
 func (ts *txtScanner) Scan(ctx context.Context, limit int, keep []string) ([]session.Info, error) {
+	ts.mu.Lock()
+	ts.scans++
+	ts.mu.Unlock()
 	var out []session.Info
 	for _, dir := range ts.dirs {
 		paths, err := filepath.Glob(filepath.Join(dir, "*.txt"))
@@ -173,6 +177,12 @@ func (ts *txtScanner) Conversation(ctx context.Context, id string) ([]session.Me
 }
 
 func (ts *txtScanner) WatchDirs() []string { return ts.dirs }
+
+func (ts *txtScanner) scanned() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.scans
+}
 
 func (ts *txtScanner) conversations() int {
 	ts.mu.Lock()

@@ -11,10 +11,12 @@ import (
 	"paddock/internal/session"
 )
 
-// scanResult is one runtime's answer to one rescan.
+// scanResult is one runtime's answer to one rescan; skipped when the
+// sweep found nothing that could have changed it.
 type scanResult struct {
-	infos []session.Info
-	err   error
+	infos   []session.Info
+	err     error
+	skipped bool
 }
 
 // Rescan scans every runtime now, updates the list and publishes one Change
@@ -22,7 +24,16 @@ type scanResult struct {
 // differs). It returns when that is done, or early when ctx ends — a rescan
 // cut short by ctx changes nothing. Rescans never overlap: a second caller
 // waits for the first.
-func (c *Catalog) Rescan(ctx context.Context) {
+func (c *Catalog) Rescan(ctx context.Context) { c.refresh(ctx, true) }
+
+// Sweep is Rescan for the runtimes something may have changed since their
+// last scan (see freshness): a file event in their directories, a change
+// of their agent processes or kept sessions, a directory not watched, or
+// a minute gone by. With nothing changed it reads nothing but the process
+// table. Run sweeps after file events and every SweepInterval.
+func (c *Catalog) Sweep(ctx context.Context) { c.refresh(ctx, false) }
+
+func (c *Catalog) refresh(ctx context.Context, all bool) {
 	select {
 	case c.scanSem <- struct{}{}:
 	case <-ctx.Done():
@@ -30,7 +41,7 @@ func (c *Catalog) Rescan(ctx context.Context) {
 	}
 	defer func() { <-c.scanSem }()
 
-	results := c.scanAll(ctx)
+	results := c.scanAll(ctx, all)
 	if ctx.Err() != nil {
 		// Runtimes cut short would look failed (or, on the first scan,
 		// empty); better to apply nothing and leave Loaded false.
@@ -54,16 +65,35 @@ func (c *Catalog) Rescan(ctx context.Context) {
 	}
 }
 
-// scanAll runs every scanner concurrently (their disk I/O overlaps, seed 002
-// §2.1) and waits for all of them. No lock is held meanwhile.
-func (c *Catalog) scanAll(ctx context.Context) []scanResult {
+// scanAll runs the scanners that are due (all of them when all is set)
+// concurrently — their disk I/O overlaps, seed 002 §2.1 — and waits for
+// them. No lock is held meanwhile.
+func (c *Catalog) scanAll(ctx context.Context, all bool) []scanResult {
+	names := make([]string, len(c.scanners))
+	keeps := make([][]string, len(c.scanners))
+	keyed := make([]string, len(c.scanners))
+	for i, s := range c.scanners {
+		names[i] = s.Runtime()
+		keeps[i] = c.keep(names[i])
+		keyed[i] = keepKey(keeps[i])
+	}
+	procs, procsOK := c.processFingerprints(ctx)
+	due, marks := c.fresh.due(procs, procsOK, names, keyed)
+
 	results := make([]scanResult, len(c.scanners))
 	var wg sync.WaitGroup
 	for i, s := range c.scanners {
+		if !all && !due[i] {
+			results[i].skipped = true
+			continue
+		}
 		wg.Go(func() {
 			sctx, cancel := context.WithTimeout(ctx, c.opts.ScanTimeout)
 			defer cancel()
-			results[i] = c.scanOne(sctx, s)
+			results[i] = c.scanOne(sctx, s, keeps[i])
+			if ctx.Err() == nil {
+				c.fresh.mark(i, marks[i], results[i].err == nil)
+			}
 		})
 	}
 	wg.Wait()
@@ -72,13 +102,13 @@ func (c *Catalog) scanAll(ctx context.Context) []scanResult {
 
 // scanOne turns a panic into an error: one runtime choking on an odd history
 // file must not take the dashboard down with it (seed 002 §2.1).
-func (c *Catalog) scanOne(ctx context.Context, s Scanner) (r scanResult) {
+func (c *Catalog) scanOne(ctx context.Context, s Scanner, keep []string) (r scanResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			r = scanResult{err: fmt.Errorf("scanner panicked: %v", p)}
 		}
 	}()
-	infos, err := s.Scan(ctx, c.opts.Limit, c.keep(s.Runtime()))
+	infos, err := s.Scan(ctx, c.opts.Limit, keep)
 	return scanResult{infos: infos, err: err}
 }
 
@@ -100,6 +130,8 @@ func (c *Catalog) logErrors(results []scanResult) (changed bool) {
 	for i, r := range results {
 		rt := c.scanners[i].Runtime()
 		switch {
+		case r.skipped:
+			// Nothing was read: its last state stands.
 		case r.err != nil:
 			msg := r.err.Error()
 			if c.lastErr[rt] != msg {
@@ -149,7 +181,7 @@ func (c *Catalog) apply(results []scanResult) Change {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, r := range results {
-		if r.err != nil {
+		if r.err != nil || r.skipped {
 			continue
 		}
 		rt := c.scanners[i].Runtime()

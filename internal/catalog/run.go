@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -54,7 +55,7 @@ func (c *Catalog) Run(ctx context.Context) error {
 	defer sweep.Stop()
 
 	rescan := func() {
-		c.Rescan(ctx)
+		c.Sweep(ctx)
 		// A directory that just appeared may already hold changes written
 		// before its watch existed: one more (cheap) scan picks them up.
 		if ws.sync(c.scanners) {
@@ -78,6 +79,7 @@ func (c *Catalog) Run(ctx context.Context) error {
 			if ev.Op == fsnotify.Chmod {
 				continue // attribute noise; content changes come as Write/Create/Remove/Rename
 			}
+			ws.route(ev.Name)
 			arm()
 		case err, ok := <-ws.errors():
 			if !ok {
@@ -93,6 +95,7 @@ func (c *Catalog) Run(ctx context.Context) error {
 			lastWatchErr = err.Error()
 			c.log.Log(ctx, level, "file watcher error; rescanning",
 				slog.Bool("overflow", errors.Is(err, fsnotify.ErrEventOverflow)), slog.Any("err", err))
+			c.fresh.touchAll()
 			arm()
 		case <-debounce.C:
 			armed = false
@@ -109,6 +112,7 @@ type watchSet struct {
 	c      *Catalog
 	w      *fsnotify.Watcher
 	failed map[string]string // dir → last Add error logged, so retries stay quiet
+	owners map[string][]int  // watched dir → the scanners (by index) that asked for it
 }
 
 func (c *Catalog) newWatchSet() *watchSet {
@@ -146,6 +150,23 @@ func (ws *watchSet) errors() <-chan error {
 func (ws *watchSet) stop() {
 	ws.close()
 	ws.w = nil
+	ws.owners = nil
+	ws.c.fresh.watching(false, nil)
+}
+
+// route records an event for the runtimes whose directory holds path (or
+// is path). A path no runtime owns cannot be placed: all are told.
+func (ws *watchSet) route(path string) {
+	path = filepath.Clean(path)
+	idx := ws.owners[filepath.Dir(path)]
+	idx = append(slices.Clone(idx), ws.owners[path]...)
+	if len(idx) == 0 {
+		ws.c.fresh.touchAll()
+		return
+	}
+	for _, i := range idx {
+		ws.c.fresh.touch(i)
+	}
 }
 
 func (ws *watchSet) close() {
@@ -163,16 +184,32 @@ func (ws *watchSet) close() {
 // watch of a deleted directory, and a recreated one is then added again.
 func (ws *watchSet) sync(scanners []Scanner) (added bool) {
 	if ws.w == nil {
+		ws.c.fresh.watching(false, nil)
 		return false
 	}
 	want := make(map[string]bool)
-	for _, s := range scanners {
+	owners := make(map[string][]int)
+	for i, s := range scanners {
 		for _, d := range s.WatchDirs() {
 			if d != "" {
-				want[filepath.Clean(d)] = true
+				d = filepath.Clean(d)
+				want[d] = true
+				if !slices.Contains(owners[d], i) {
+					owners[d] = append(owners[d], i)
+				}
 			}
 		}
 	}
+	// A runtime is covered when every directory it asked for is watched:
+	// only then can a sweep trust that no event means no change.
+	covered := make([]bool, len(scanners))
+	for i := range covered {
+		covered[i] = true
+	}
+	defer func() {
+		ws.owners = owners
+		ws.c.fresh.watching(true, covered)
+	}()
 	have := make(map[string]bool)
 	for _, d := range ws.w.WatchList() {
 		have[d] = true
@@ -183,6 +220,9 @@ func (ws *watchSet) sync(scanners []Scanner) (added bool) {
 			continue
 		}
 		if err := ws.w.Add(d); err != nil {
+			for _, i := range owners[d] {
+				covered[i] = false
+			}
 			if msg := err.Error(); ws.failed[d] != msg {
 				ws.failed[d] = msg
 				// A missing directory is normal (runtime not installed or

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"paddock/internal/catalog"
 	"paddock/internal/procscan"
@@ -158,8 +159,11 @@ func checkNewest(tb testing.TB, c *catalog.Catalog, corp *corpus, n int) {
 // copied from the real recordings of all six runtimes (Cursor synthetic),
 // the newest 50 of each listed. "cold" builds the scanners and catalog
 // afresh and rescans once per iteration (paddock's first scan after
-// start); "unchanged" rescans one catalog whose files did not change (the
-// periodic sweep). No process table is walked (noProcesses).
+// start); "unchanged" is the periodic sweep of a running catalog (its
+// watcher up, the process fingerprints of the shared snapshot) whose files
+// did not change; "unchanged-rescan" forces every runtime to scan again
+// (Rescan: what every sweep did before the catalog trusted its watcher).
+// No process table is walked (noProcesses).
 func BenchmarkScanAll(b *testing.B) {
 	corp := benchCorpus(b)
 	useHome(b, corp.home)
@@ -172,7 +176,18 @@ func BenchmarkScanAll(b *testing.B) {
 		}
 		checkNewest(b, c, corp, benchLimit)
 	})
-	b.Run("unchanged", func(b *testing.B) {
+	for _, sweep := range []struct {
+		name  string
+		procs func(context.Context) ([]procscan.AgentProcess, error)
+	}{
+		{"unchanged", noProcesses},
+		// The same sweep with this machine's real process table walked
+		// each time (no snapshot reuse), as a sweep in paddock does.
+		{"unchanged-proc", procscan.Agents},
+	} {
+		b.Run(sweep.name, func(b *testing.B) { benchSweep(b, corp, sweep.procs) })
+	}
+	b.Run("unchanged-rescan", func(b *testing.B) {
 		c := newCatalog(corp.home, benchLimit)
 		c.Rescan(ctx)
 		checkNewest(b, c, corp, benchLimit)
@@ -181,6 +196,30 @@ func BenchmarkScanAll(b *testing.B) {
 		}
 		checkNewest(b, c, corp, benchLimit)
 	})
+}
+
+// benchSweep times Sweep on a running catalog whose files do not change.
+func benchSweep(b *testing.B, corp *corpus, procs func(context.Context) ([]procscan.AgentProcess, error)) {
+	ctx := context.Background()
+	set := New(Options{ClaudeDir: paths{corp.home}.claude(), Processes: procs})
+	c := catalog.New(catalog.Options{Limit: benchLimit, SweepInterval: time.Hour, ProcessFingerprint: set.ProcessFingerprint}, set.All...)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(runCtx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Error(err)
+		}
+	}()
+	if err := c.WaitLoaded(ctx); err != nil {
+		b.Fatal(err)
+	}
+	checkNewest(b, c, corp, benchLimit)
+	for b.Loop() {
+		c.Sweep(ctx)
+	}
+	checkNewest(b, c, corp, benchLimit)
 }
 
 // BenchmarkPreview50MB is the session page's read of a 50 MB JSONL

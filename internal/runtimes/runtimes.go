@@ -39,6 +39,9 @@ type Options struct {
 type Set struct {
 	Claude *claude.Scanner // also reads subagent transcripts
 	All    []catalog.Scanner
+	// ProcessFingerprint is for catalog.Options: it summarises each
+	// runtime's agent processes from the snapshot the scanners share.
+	ProcessFingerprint func(ctx context.Context) (map[string]uint64, error)
 }
 
 // snapshotTTL is how long one process walk serves the scanners: they run
@@ -79,5 +82,9 @@ func New(o Options) Set {
 		}
 	}
 
-	return Set{Claude: cl, All: []catalog.Scanner{cl, codex.New(co), opencode.New(oc), kimi.New(ki), cursor.New(cu), pi.New(pio)}}
+	return Set{
+		Claude:             cl,
+		All:                []catalog.Scanner{cl, codex.New(co), opencode.New(oc), kimi.New(ki), cursor.New(cu), pi.New(pio)},
+		ProcessFingerprint: fingerprints(procs),
+	}
 }

@@ -1,0 +1,57 @@
+package runtimes
+
+import (
+	"context"
+	"hash/maphash"
+	"strconv"
+
+	"paddock/internal/procscan"
+)
+
+// fingerprints summarises the agent processes per runtime for
+// catalog.Options.ProcessFingerprint: everything the scanners bind
+// liveness with (pid and start, command line, working directory,
+// terminal, paddock's environment ids, the processes beneath it). The
+// catalog rescans a runtime whose fingerprint moved.
+func fingerprints(procs func(ctx context.Context) ([]procscan.AgentProcess, error)) func(ctx context.Context) (map[string]uint64, error) {
+	seed := maphash.MakeSeed()
+	return func(ctx context.Context) (map[string]uint64, error) {
+		list, err := procs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byRuntime := make(map[string]*maphash.Hash)
+		for _, p := range list {
+			h := byRuntime[p.Runtime]
+			if h == nil {
+				h = new(maphash.Hash)
+				h.SetSeed(seed)
+				byRuntime[p.Runtime] = h
+			}
+			// The list is sorted by pid, so equal sets hash equally.
+			field := func(s string) { h.WriteString(s); h.WriteByte(0) }
+			field(strconv.Itoa(p.PID))
+			field(p.StartTicks)
+			field(p.Cwd)
+			field(p.TTY)
+			field(p.ArgSessionID)
+			field(p.TerminalID)
+			field(p.SessionID)
+			field(strconv.FormatBool(p.Interactive))
+			field(strconv.FormatBool(p.ArgsHidden))
+			for _, a := range p.Argv {
+				field(a)
+			}
+			h.WriteByte(1)
+			for _, pid := range p.Inner {
+				field(strconv.Itoa(pid))
+			}
+			h.WriteByte(2)
+		}
+		out := make(map[string]uint64, len(byRuntime))
+		for rt, h := range byRuntime {
+			out[rt] = h.Sum64()
+		}
+		return out, nil
+	}
+}
