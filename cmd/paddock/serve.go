@@ -91,7 +91,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	scanner := scanners.Claude
 	cat := catalog.New(catalog.Options{Limit: cfg.ScanLimit, SweepInterval: cfg.SweepInterval, Logger: log.With("component", "catalog"),
 		ProcessFingerprint: scanners.ProcessFingerprint,
-		CacheDir: filepath.Join(cfg.DataDir, "cache", "conversations"),
+		CacheDir:           filepath.Join(cfg.DataDir, "cache", "conversations"),
 		// A session running now stays listed however old its history.
 		Keep: func(rt string) []string {
 			var ids []string
@@ -156,7 +156,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if terms, err := tmux.New(ctx, cfg.DataDir, tmux.Options{}); err != nil {
 		log.Warn("hosted sessions are off: paddock starts agents in tmux", "error", err)
 	} else {
-		h := hosted.New(hosted.Options{Terminals: terms, Live: states, Persist: a.store, Logger: log.With("component", "hosted")})
+		h := hosted.New(hosted.Options{Terminals: terms, Live: states, Recipes: runtimes.Recipes(), Persist: a.store, Logger: log.With("component", "hosted")})
 		hosting = h
 		sleeper = func(ctx context.Context) error { return h.RunSleeper(ctx, cfg.SleepIdle) }
 		// The CLIs' --help is checked in the background: a CLI whose

@@ -55,8 +55,8 @@ type Options struct {
 	// when its fingerprint, its files and its kept sessions are unchanged.
 	// nil: every sweep scans every runtime.
 	ProcessFingerprint func(ctx context.Context) (map[string]uint64, error)
-	ScanTimeout   time.Duration // bound on one runtime's Scan, so one hung runtime cannot freeze the board; default 30s
-	DisableWatch  bool          // rely on the sweep alone (tests; systems without inotify)
+	ScanTimeout        time.Duration // bound on one runtime's Scan, so one hung runtime cannot freeze the board; default 30s
+	DisableWatch       bool          // rely on the sweep alone (tests; systems without inotify)
 	// CacheDir keeps conversations on disk (derived data, safe to
 	// delete); "" keeps them in memory only. CacheBytes bounds it
 	// (default 256 MiB).

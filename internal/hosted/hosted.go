@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,7 @@ import (
 	"unicode/utf8"
 
 	"paddock/internal/hookstate"
+	"paddock/internal/launch"
 	"paddock/internal/live"
 	"paddock/internal/proc"
 	"paddock/internal/session"
@@ -82,6 +84,10 @@ type Options struct {
 	Terminals Terminals
 	Live      Live
 	Logger    *slog.Logger
+	// Recipes is how each runtime paddock may host starts and resumes, by
+	// runtime name (internal/runtimes.Recipes); a runtime without one is
+	// refused.
+	Recipes map[string]launch.Recipe
 	// LookPath finds an agent's executable; default exec.LookPath.
 	LookPath func(string) (string, error)
 	// Ready bounds the wait for a new agent's input to be ready before the
@@ -145,6 +151,8 @@ func New(o Options) *Manager {
 	if o.LookPath == nil {
 		o.LookPath = exec.LookPath
 	}
+	// A copy: the caller's map is not shared with the Manager's goroutines.
+	o.Recipes = maps.Clone(o.Recipes)
 	if o.Ready <= 0 {
 		o.Ready = 60 * time.Second
 	}
@@ -226,8 +234,8 @@ func invalid(format string, args ...any) error {
 }
 
 // bin finds a recipe's executable on PATH; "" when it is not installed.
-func (m *Manager) bin(rc recipe) string {
-	for _, name := range rc.bins {
+func (m *Manager) bin(rc launch.Recipe) string {
+	for _, name := range rc.Bins {
 		if p, err := m.opts.LookPath(name); err == nil {
 			return p
 		}
@@ -239,14 +247,14 @@ func (m *Manager) bin(rc recipe) string {
 const maxName = 100
 
 // check validates a request and finds the agent's executable.
-func (m *Manager) check(r *Request) (recipe, string, error) {
-	rc, ok := recipes[r.Runtime]
+func (m *Manager) check(r *Request) (launch.Recipe, string, error) {
+	rc, ok := m.opts.Recipes[r.Runtime]
 	if !ok {
-		return rc, "", invalid("unknown agent %q; one of %s", r.Runtime, strings.Join(Runtimes(), ", "))
+		return rc, "", invalid("unknown agent %q; one of %s", r.Runtime, strings.Join(m.Runtimes(), ", "))
 	}
 	bin := m.bin(rc)
 	if bin == "" {
-		return rc, "", fmt.Errorf("%w: %s (%s is not on paddock's PATH)", ErrNotInstalled, r.Runtime, strings.Join(rc.bins, ", "))
+		return rc, "", fmt.Errorf("%w: %s (%s is not on paddock's PATH)", ErrNotInstalled, r.Runtime, strings.Join(rc.Bins, ", "))
 	}
 	if !filepath.IsAbs(r.Workdir) {
 		return rc, "", invalid("the working directory must be an absolute path")
@@ -255,17 +263,17 @@ func (m *Manager) check(r *Request) (recipe, string, error) {
 	if st, err := os.Stat(r.Workdir); err != nil || !st.IsDir() {
 		return rc, "", invalid("%s is not an existing directory", r.Workdir)
 	}
-	if r.PermissionMode != "" && !slices.Contains(rc.modes, r.PermissionMode) {
-		if len(rc.modes) == 0 {
+	if r.PermissionMode != "" && !slices.Contains(rc.Modes, r.PermissionMode) {
+		if len(rc.Modes) == 0 {
 			return rc, "", invalid("%s takes no permission mode from paddock", r.Runtime)
 		}
-		return rc, "", invalid("permission mode %q is not one of %s", r.PermissionMode, strings.Join(rc.modes, ", "))
+		return rc, "", invalid("permission mode %q is not one of %s", r.PermissionMode, strings.Join(rc.Modes, ", "))
 	}
-	if r.Effort != "" && !slices.Contains(rc.efforts, r.Effort) {
-		if len(rc.efforts) == 0 {
+	if r.Effort != "" && !slices.Contains(rc.Efforts, r.Effort) {
+		if len(rc.Efforts) == 0 {
 			return rc, "", invalid("%s takes no effort level", r.Runtime)
 		}
-		return rc, "", invalid("effort %q is not one of %s", r.Effort, strings.Join(rc.efforts, ", "))
+		return rc, "", invalid("effort %q is not one of %s", r.Effort, strings.Join(rc.Efforts, ", "))
 	}
 	if r.Model != "" && (len(r.Model) > 200 || strings.ContainsAny(r.Model, " \t\n\x00") || strings.HasPrefix(r.Model, "-")) {
 		return rc, "", invalid("the model name is not valid")
@@ -278,7 +286,7 @@ func (m *Manager) check(r *Request) (recipe, string, error) {
 	}
 	if r.Parent != "" {
 		rt, id, ok := strings.Cut(r.Parent, ":")
-		if _, known := recipes[rt]; !ok || !known || id == "" || len(id) > 200 {
+		if _, known := m.opts.Recipes[rt]; !ok || !known || id == "" || len(id) > 200 {
 			return rc, "", invalid("the parent session must be given as runtime:id")
 		}
 	}
@@ -321,11 +329,11 @@ func (m *Manager) Create(ctx context.Context, r Request) (Created, error) {
 	}
 	id := newTerminalID()
 	var sid string
-	if rc.choosesID {
+	if rc.ChoosesID {
 		sid = newUUID()
 	}
 	l := r.launch()
-	argv, err := rc.argv(bin, rc.fresh(sid), l)
+	argv, err := commandLine(rc, bin, rc.Fresh(sid), l)
 	if err != nil {
 		return Created{}, err
 	}
@@ -712,8 +720,8 @@ func (m *Manager) drop(ctx context.Context, t *terminal) {
 // Installed lists the runtimes whose CLI is on paddock's PATH, sorted.
 func (m *Manager) Installed() []string {
 	var out []string
-	for _, r := range Runtimes() {
-		if m.bin(recipes[r]) != "" {
+	for _, r := range m.Runtimes() {
+		if m.bin(m.opts.Recipes[r]) != "" {
 			out = append(out, r)
 		}
 	}
@@ -734,13 +742,13 @@ const resumeFailFast = 3 * time.Second
 
 // resumable checks that runtime can be resumed: a recipe exists and the
 // installed CLI's --help (Probe) still lists its resume arguments.
-func (m *Manager) resumable(runtime string) (recipe, error) {
-	rc, ok := recipes[runtime]
-	if !ok || rc.resume == nil {
+func (m *Manager) resumable(runtime string) (launch.Recipe, error) {
+	rc, ok := m.opts.Recipes[runtime]
+	if !ok || rc.Resume == nil {
 		return rc, invalid("paddock cannot resume %s sessions", runtime)
 	}
 	if p, ok := m.probes.get(runtime); ok && !p.CanResume {
-		return rc, invalid("the installed %s's --help no longer lists %s; paddock will not guess how to resume it", runtime, strings.Join(rc.resumeHelp, " "))
+		return rc, invalid("the installed %s's --help no longer lists %s; paddock will not guess how to resume it", runtime, strings.Join(rc.ResumeHelp, " "))
 	}
 	return rc, nil
 }
@@ -791,9 +799,9 @@ func (m *Manager) Reconnect(ctx context.Context, r Resumable) (Created, error) {
 // relaunch starts runtime's resume of key in a new terminal (onto its card
 // when onto is set, else on a card the live state finds by the resume),
 // and starts a new agent on the same card when the CLI refuses the resume.
-func (m *Manager) relaunch(ctx context.Context, rc recipe, bin string, key session.Key, transcript string, l Launch, onto session.Key) (Created, error) {
+func (m *Manager) relaunch(ctx context.Context, rc launch.Recipe, bin string, key session.Key, transcript string, l Launch, onto session.Key) (Created, error) {
 	id := newTerminalID()
-	argv, err := rc.argv(bin, rc.resume(key.ID, transcript), l)
+	argv, err := commandLine(rc, bin, rc.Resume(key.ID, transcript), l)
 	if err != nil {
 		return Created{}, err
 	}
@@ -816,11 +824,11 @@ func (m *Manager) relaunch(ctx context.Context, rc recipe, bin string, key sessi
 	var sid string
 	id2 := newTerminalID()
 	env = []string{"PADDOCK_TERMINAL_ID=" + id2}
-	if rc.choosesID {
+	if rc.ChoosesID {
 		sid = newUUID()
 		env = append(env, "PADDOCK_SESSION_ID="+sid)
 	}
-	argv, err = rc.argv(bin, rc.fresh(sid), l)
+	argv, err = commandLine(rc, bin, rc.Fresh(sid), l)
 	if err != nil {
 		return Created{}, err
 	}
@@ -873,15 +881,15 @@ func (m *Manager) Restart(ctx context.Context, c live.Card) (Created, error) {
 }
 
 // relaunchFresh starts a new agent with launch l on the card onto.
-func (m *Manager) relaunchFresh(ctx context.Context, rc recipe, bin string, l Launch, onto session.Key) (Created, error) {
+func (m *Manager) relaunchFresh(ctx context.Context, rc launch.Recipe, bin string, l Launch, onto session.Key) (Created, error) {
 	id := newTerminalID()
 	env := []string{"PADDOCK_TERMINAL_ID=" + id}
 	var sid string
-	if rc.choosesID {
+	if rc.ChoosesID {
 		sid = newUUID()
 		env = append(env, "PADDOCK_SESSION_ID="+sid)
 	}
-	argv, err := rc.argv(bin, rc.fresh(sid), l)
+	argv, err := commandLine(rc, bin, rc.Fresh(sid), l)
 	if err != nil {
 		return Created{}, err
 	}

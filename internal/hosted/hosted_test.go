@@ -3,13 +3,19 @@ package hosted
 import (
 	"errors"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+
+	"paddock/internal/launch"
+	"paddock/internal/live"
+	"paddock/internal/runtimes"
+	"paddock/internal/session"
 )
 
 func TestCheckRequests(t *testing.T) {
 	dir := t.TempDir()
-	m := &Manager{opts: Options{LookPath: func(name string) (string, error) {
+	m := &Manager{opts: Options{Recipes: runtimes.Recipes(), LookPath: func(name string) (string, error) {
 		if name == "claude" || name == "codex" {
 			return "/opt/agents/" + name, nil
 		}
@@ -56,40 +62,57 @@ func TestCheckRequests(t *testing.T) {
 	}
 }
 
-func TestRecipesBuildArgs(t *testing.T) {
-	sid := "0b5d4c2e-1111-4a2b-9c3d-aaaaaaaaaaaa"
+// TestCommandLine: hosted adds to a recipe's arguments only a port of
+// paddock's choosing, for the CLI that serves its own API (the exact
+// arguments of every runtime are pinned in internal/runtimes).
+func TestCommandLine(t *testing.T) {
+	recipes := runtimes.Recipes()
 	l := Launch{Runtime: "claude", PermissionMode: "default", Model: "sonnet", Effort: "high", Name: "api work"}
-	for _, tc := range []struct {
-		name string
-		rc   recipe
-		base []string
-		l    Launch
-		want string
-	}{
-		{"claude new", recipes["claude"], recipes["claude"].fresh(sid), l,
-			"/b --session-id " + sid + " --permission-mode default --model sonnet --effort high --name api work"},
-		{"claude resume", recipes["claude"], recipes["claude"].resume(sid, "/t.jsonl"), l,
-			"/b --resume " + sid + " --permission-mode default --model sonnet --effort high --name api work"},
-		{"codex resume", recipes["codex"], recipes["codex"].resume("th-1", ""), Launch{PermissionMode: "never", Effort: "low"},
-			`/b resume th-1 --ask-for-approval never --config model_reasoning_effort="low"`},
-		{"pi by file", recipes["pi"], recipes["pi"].resume("p1", "/s/p1.jsonl"), Launch{Model: "m", Effort: "high"},
-			"/b --session /s/p1.jsonl --model m --thinking high"},
-		{"kimi", recipes["kimi"], recipes["kimi"].resume("k1", ""), Launch{}, "/b --session k1"},
-		{"cursor", recipes["cursor"], recipes["cursor"].resume("c1", ""), Launch{Model: "gpt"}, "/b --resume c1 --model gpt"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			argv, err := tc.rc.argv("/b", tc.base, tc.l)
-			if err != nil || strings.Join(argv, " ") != tc.want {
-				t.Fatalf("argv %q %v\nwant %s", argv, err, tc.want)
-			}
-		})
+	argv, err := commandLine(recipes["claude"], "/b", recipes["claude"].Resume("s1", "/t.jsonl"), l)
+	if want := "/b --resume s1 --permission-mode default --model sonnet --effort high --name api work"; err != nil || strings.Join(argv, " ") != want {
+		t.Fatalf("claude argv %q %v\nwant %s", argv, err, want)
 	}
-	argv, err := recipes["opencode"].argv("/b", recipes["opencode"].resume("ses_1", ""), Launch{})
-	if err != nil || len(argv) != 5 || argv[3] != "--port" || argv[4] == "0" {
+	argv, err = commandLine(recipes["opencode"], "/b", recipes["opencode"].Resume("ses_1", ""), Launch{Model: "m"})
+	if err != nil || len(argv) != 7 || argv[3] != "--port" || argv[5] != "--model" {
 		t.Fatalf("opencode argv %q %v", argv, err)
+	}
+	if port, err := strconv.Atoi(argv[4]); err != nil || port <= 0 || port > 65535 {
+		t.Fatalf("opencode port %q", argv[4])
 	}
 	if id := newUUID(); len(id) != 36 || id[14] != '4' {
 		t.Fatalf("uuid %q", id)
+	}
+}
+
+// TestSavedLaunchDecodes: a card's launch is stored in SQLite, so the
+// encoding written by earlier versions must still decode, and what is
+// written must not change.
+func TestSavedLaunchDecodes(t *testing.T) {
+	const saved = `{"runtime":"claude","workdir":"/w","name":"api work","permission_mode":"plan","model":"sonnet","effort":"high"}`
+	want := Launch{Runtime: "claude", Workdir: "/w", Name: "api work", PermissionMode: "plan", Model: "sonnet", Effort: "high"}
+	for _, tc := range []struct {
+		name    string
+		card    live.Card
+		want    Launch
+		decoded bool
+	}{
+		{"saved", live.Card{Key: session.Key{Runtime: "claude", ID: "s1"}, Launch: []byte(saved)}, want, true},
+		{"minimal", live.Card{Key: session.Key{Runtime: "pi", ID: "p1"}, Launch: []byte(`{"runtime":"pi","workdir":"/w"}`)}, Launch{Runtime: "pi", Workdir: "/w"}, true},
+		{"another runtime's", live.Card{Key: session.Key{Runtime: "codex", ID: "s1"}, Launch: []byte(saved)}, Launch{}, false},
+		{"not started by paddock", live.Card{Key: session.Key{Runtime: "claude", ID: "s1"}}, Launch{}, false},
+		{"broken", live.Card{Key: session.Key{Runtime: "claude", ID: "s1"}, Launch: []byte(`{"runtime":`)}, Launch{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if l, ok := launchOf(tc.card); ok != tc.decoded || l != tc.want {
+				t.Fatalf("launchOf = %+v %v, want %+v %v", l, ok, tc.want, tc.decoded)
+			}
+		})
+	}
+	if got := string(want.encode()); got != saved {
+		t.Fatalf("encode = %s\nwant %s", got, saved)
+	}
+	if o := want.options(); o != (launch.Options{Name: "api work", PermissionMode: "plan", Model: "sonnet", Effort: "high"}) {
+		t.Fatalf("options = %+v", o)
 	}
 }
 

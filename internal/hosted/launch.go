@@ -1,14 +1,14 @@
 package hosted
 
 import (
-	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
-	"strconv"
 
+	"paddock/internal/launch"
 	"paddock/internal/live"
 )
 
@@ -40,132 +40,28 @@ func launchOf(c live.Card) (Launch, bool) {
 	return l, true
 }
 
-// recipe is how paddock starts one runtime's interactive CLI in a hosted
-// terminal. It is the only place that knows each CLI's flags; each flag
-// used is checked against the installed CLI's --help at start-up (Probe).
-type recipe struct {
-	bins []string // executable names, first found on PATH wins
-	// fresh is the arguments that start a new session; sessionID is the id
-	// paddock chose when the CLI accepts one (choosesID), else "".
-	fresh     func(sessionID string) []string
-	choosesID bool
-	// resume is the arguments that reopen session id (transcript is its
-	// history file, for CLIs that take a file). Never --continue: it may
-	// attach to an unrelated conversation.
-	resume func(id, transcript string) []string
-	// server: the CLI serves its own HTTP API on --port (OpenCode), which
-	// answers permissions and questions (issue 6): every start gets a port
-	// paddock knows.
-	server bool
-	// flags is the launch's options as arguments, for new and resumed
-	// agents alike.
-	flags   func(l Launch) []string
-	modes   []string // permission modes it accepts; nil: none
-	efforts []string // effort levels it accepts; nil: none
-	named   bool     // it takes a session name
-	// help lists what its --help must show for the flags above to be
-	// trusted; resumeHelp what resuming needs.
-	help, resumeHelp []string
+// options are the launch's choices its CLI takes as flags.
+func (l Launch) options() launch.Options {
+	return launch.Options{Name: l.Name, PermissionMode: l.PermissionMode, Model: l.Model, Effort: l.Effort}
 }
 
-// claudeModes are Claude Code 2.1.328's --permission-mode values (its
-// --help), plus "default", which it still takes for "manual".
-var claudeModes = []string{"manual", "default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"}
-
-// optional appends flag and value when value is set.
-func optional(a []string, flag, value string) []string {
-	if value == "" {
-		return a
-	}
-	return append(a, flag, value)
-}
-
-var recipes = map[string]recipe{
-	// Claude Code 2.1.328: --session-id, --resume, --permission-mode,
-	// --model, --effort (low … max), -n/--name.
-	"claude": {bins: []string{"claude"}, choosesID: true, modes: claudeModes,
-		efforts: []string{"low", "medium", "high", "xhigh", "max"}, named: true,
-		fresh:  func(id string) []string { return []string{"--session-id", id} },
-		resume: func(id, _ string) []string { return []string{"--resume", id} },
-		flags: func(l Launch) []string {
-			a := optional(nil, "--permission-mode", l.PermissionMode)
-			a = optional(a, "--model", l.Model)
-			a = optional(a, "--effort", l.Effort)
-			return optional(a, "--name", l.Name)
-		},
-		help:       []string{"--session-id", "--permission-mode", "--model", "--effort", "--name"},
-		resumeHelp: []string{"--resume"}},
-	// Codex 0.169.0: `codex resume ID`, --ask-for-approval, --model, and
-	// the reasoning effort as the config key model_reasoning_effort.
-	"codex": {bins: []string{"codex"}, modes: []string{"on-request", "never"},
-		efforts: []string{"minimal", "low", "medium", "high", "xhigh"},
-		fresh:   func(string) []string { return nil },
-		resume:  func(id, _ string) []string { return []string{"resume", id} },
-		flags: func(l Launch) []string {
-			a := optional(nil, "--ask-for-approval", l.PermissionMode)
-			a = optional(a, "--model", l.Model)
-			if l.Effort != "" {
-				a = append(a, "--config", "model_reasoning_effort="+strconv.Quote(l.Effort))
-			}
-			return a
-		},
-		help:       []string{"--ask-for-approval", "--model", "--config"},
-		resumeHelp: []string{"resume"}},
-	// OpenCode 1.18.33: -s/--session, --port, -m/--model.
-	"opencode": {bins: []string{"opencode"}, server: true,
-		fresh:      func(string) []string { return nil },
-		resume:     func(id, _ string) []string { return []string{"--session", id} },
-		flags:      func(l Launch) []string { return optional(nil, "--model", l.Model) },
-		help:       []string{"--port", "--model"},
-		resumeHelp: []string{"--session"}},
-	// Pi 0.73.1: --session <path|id>, --model, --thinking (off … xhigh).
-	"pi": {bins: []string{"pi"}, efforts: []string{"off", "minimal", "low", "medium", "high", "xhigh"},
-		fresh:  func(string) []string { return nil },
-		resume: func(id, transcript string) []string { return []string{"--session", cmp.Or(transcript, id)} },
-		flags: func(l Launch) []string {
-			return optional(optional(nil, "--model", l.Model), "--thinking", l.Effort)
-		},
-		help:       []string{"--model", "--thinking"},
-		resumeHelp: []string{"--session"}},
-	// Kimi Code 2.1.0: -S/--session ID, -m/--model.
-	"kimi": {bins: []string{"kimi"},
-		fresh:      func(string) []string { return nil },
-		resume:     func(id, _ string) []string { return []string{"--session", id} },
-		flags:      func(l Launch) []string { return optional(nil, "--model", l.Model) },
-		help:       []string{"--model"},
-		resumeHelp: []string{"--session"}},
-	// Cursor Agent CLI (from its documentation; not installable here):
-	// --resume ID, --model.
-	"cursor": {bins: []string{"cursor-agent"},
-		fresh:      func(string) []string { return nil },
-		resume:     func(id, _ string) []string { return []string{"--resume", id} },
-		flags:      func(l Launch) []string { return optional(nil, "--model", l.Model) },
-		help:       []string{"--model"},
-		resumeHelp: []string{"--resume"}},
-}
-
-// argv is the command line of an agent: the binary, base (new-session or
-// resume arguments), its server port and the launch's flags.
-func (rc recipe) argv(bin string, base []string, l Launch) ([]string, error) {
-	a := append([]string{bin}, base...)
-	if rc.server {
-		port, err := freePort()
-		if err != nil {
+// commandLine is an agent's command line: the binary, base (new-session
+// or resume arguments), a free port when the CLI serves its own API, and
+// the launch's flags.
+func commandLine(rc launch.Recipe, bin string, base []string, l Launch) ([]string, error) {
+	var port int
+	if rc.Server {
+		var err error
+		if port, err = freePort(); err != nil {
 			return nil, err
 		}
-		a = append(a, "--port", strconv.Itoa(port))
 	}
-	return append(a, rc.flags(l)...), nil
+	return rc.Argv(bin, base, port, l.options()), nil
 }
 
-// Runtimes lists the runtimes paddock can host, sorted.
-func Runtimes() []string {
-	out := make([]string, 0, len(recipes))
-	for k := range recipes {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+// Runtimes lists the runtimes paddock can host (Options.Recipes), sorted.
+func (m *Manager) Runtimes() []string {
+	return slices.Sorted(maps.Keys(m.opts.Recipes))
 }
 
 func freePort() (int, error) {

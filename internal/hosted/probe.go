@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"paddock/internal/launch"
 )
 
 // Probe is what one installed CLI's --help said about the flags paddock
@@ -62,8 +64,8 @@ func (m *Manager) Probe(ctx context.Context) []Probe {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var out []Probe
-	for _, rt := range Runtimes() {
-		rc := recipes[rt]
+	for _, rt := range m.Runtimes() {
+		rc := m.opts.Recipes[rt]
 		bin := m.bin(rc)
 		if bin == "" {
 			continue
@@ -102,7 +104,7 @@ func (m *Manager) Probes() []Probe {
 	return out
 }
 
-func probeHelp(ctx context.Context, rt, bin string, rc recipe) Probe {
+func probeHelp(ctx context.Context, rt, bin string, rc launch.Recipe) Probe {
 	p := Probe{Runtime: rt, Bin: bin, CanResume: true}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
@@ -117,8 +119,8 @@ func probeHelp(ctx context.Context, rt, bin string, rc recipe) Probe {
 		p.Error = err.Error()
 		return p
 	}
-	p.Missing = missingFlags(help, rc.help)
-	if miss := missingFlags(help, rc.resumeHelp); len(miss) > 0 {
+	p.Missing = missingFlags(help, rc.Help)
+	if miss := missingFlags(help, rc.ResumeHelp); len(miss) > 0 {
 		p.Missing = append(p.Missing, miss...)
 		p.CanResume = false
 	}

@@ -10,6 +10,7 @@ import (
 
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
+	"paddock/internal/runtimes"
 	"paddock/internal/tmux"
 )
 
@@ -118,6 +119,6 @@ func standIn(t *testing.T, script string) (*Manager, *tmux.Server, *live.Service
 	runCtx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
 	go states.Run(runCtx)
-	m := New(Options{Terminals: terms, Live: states, LookPath: func(string) (string, error) { return agent, nil }})
+	m := New(Options{Terminals: terms, Live: states, Recipes: runtimes.Recipes(), LookPath: func(string) (string, error) { return agent, nil }})
 	return m, terms, states, dir
 }
