@@ -1,8 +1,10 @@
 // Package runtimes is the one place that knows every agent runtime paddock
 // reads: it builds each runtime's scanner (internal/scan/<runtime>) with
 // its data directories from the environment, all sharing one process
-// snapshot, for the catalog. Nothing outside this package and the
-// runtimes' own packages names a runtime to pick its code.
+// snapshot, for the catalog, and collects each runtime's launch and resume
+// recipe (Recipes) for hosted sessions. Nothing outside this package and
+// the runtimes' own packages names a runtime to pick its scanning or
+// launching code.
 package runtimes
 
 import (
