@@ -65,7 +65,9 @@ func newRig(t *testing.T) *rig {
 	r.claudeDir = filepath.Join(dir, "claude")
 	writeClaudeSession(t, r.claudeDir, sessionA, "first question about the build", "**Bold** answer with `code`", "<script>alert(1)</script> second prompt", "second answer")
 
-	r.cat = catalog.New(catalog.Options{SweepInterval: 200 * time.Millisecond}, claude.New(claude.Options{Dir: r.claudeDir}))
+	// projectPath is not a directory here; a default scanner would drop
+	// the sessions that ran in it.
+	r.cat = catalog.New(catalog.Options{SweepInterval: 200 * time.Millisecond}, claude.New(claude.Options{Dir: r.claudeDir, KeepMissingCwd: true}))
 	go r.cat.Run(ctx)
 	if err := r.cat.WaitLoaded(ctx); err != nil {
 		t.Fatal(err)

@@ -61,6 +61,11 @@ func fixtureHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
 	copyTree(t, sharedtest.Fixtures(t, "real", "claude-2.1.328", "projects"), filepath.Join(home, ".claude", "projects"))
+	// The recordings ran in this directory; sessions whose directory is
+	// gone are not listed (seed 002 §7.4).
+	if err := os.MkdirAll("/tmp/fakehome1/proj", 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return home
 }
 

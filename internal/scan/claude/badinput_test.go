@@ -42,7 +42,7 @@ func (l *logSink) count(s string) int {
 
 func newLogged(dir string) (*Scanner, *logSink) {
 	sink := &logSink{}
-	return New(Options{Dir: dir, Logger: slog.New(slog.NewTextHandler(sink, nil))}), sink
+	return New(Options{Dir: dir, KeepMissingCwd: true, Logger: slog.New(slog.NewTextHandler(sink, nil))}), sink
 }
 
 func conversationTexts(t *testing.T, s *Scanner, id string) []string {

@@ -68,7 +68,7 @@ func TestDelete(t *testing.T) {
 			}
 			outsideBefore := scantest.TreeState(t, outside)
 
-			s := New(Options{Dir: dir})
+			s := newTestScanner(dir)
 			if _, err := s.Scan(t.Context(), -1, nil); err != nil { // warm the cache
 				t.Fatal(err)
 			}
@@ -128,7 +128,7 @@ func TestDeleteEveryCopy(t *testing.T) {
 	writeSession(t, dir, "-a", "s1", user("u1", "", "in a", 0))
 	writeSession(t, dir, "-b", "s1", user("u1", "", "in b", 0))
 	writeSession(t, dir, "-b", "s2", user("u1", "", "other", 0))
-	s := New(Options{Dir: dir})
+	s := newTestScanner(dir)
 	if err := s.Delete(t.Context(), "s1"); err != nil {
 		t.Fatal(err)
 	}

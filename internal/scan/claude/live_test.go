@@ -97,7 +97,7 @@ func TestLiveness(t *testing.T) {
 		"bad-types":      {},
 		"unknown-status": {true, "", "", "cc:@0.%0"},
 	}
-	s := New(Options{Dir: dir})
+	s := newTestScanner(dir)
 	got := scanAll(t, s)
 	for id, w := range tests {
 		info := got[id]
@@ -138,7 +138,7 @@ func TestLivenessRecordedPidFile(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "sessions", strconv.Itoa(reg.PID)+".json"), raw)
 	writeSession(t, dir, "p", reg.SessionID, user("u1", "", "hi", 0))
-	info := scanAll(t, New(Options{Dir: dir}))[reg.SessionID]
+	info := scanAll(t, newTestScanner(dir))[reg.SessionID]
 	if info.Live || info.PID != 0 || info.State != "" {
 		t.Errorf("recorded session shown live: %+v", info)
 	}

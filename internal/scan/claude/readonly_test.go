@@ -20,7 +20,7 @@ func TestReadOnly(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "sessions", "1.json"), []byte(`{corrupt`))
 	before := scantest.TreeState(t, dir)
 
-	s := New(Options{Dir: dir})
+	s := newTestScanner(dir)
 	ctx := context.Background()
 	for range 2 { // the second pass runs on a warm cache
 		infos, err := s.Scan(ctx, -1, []string{"dag_fork"})

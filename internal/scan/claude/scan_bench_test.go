@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,6 +38,18 @@ var benchDir struct {
 func BenchmarkScan10k(b *testing.B) {
 	dir := buildBenchDir(b)
 	ctx := context.Background()
+	// A copy whose cwd was left as recorded would be dropped, and the
+	// figures would include reading it: the default scan must read what
+	// one that keeps every session reads.
+	probe, keepAll := New(Options{Dir: dir}), New(Options{Dir: dir, KeepMissingCwd: true})
+	for _, s := range []*Scanner{probe, keepAll} {
+		if infos, err := s.Scan(ctx, benchLimit, nil); err != nil || len(infos) != benchLimit {
+			b.Fatalf("Scan = %d sessions, %v", len(infos), err)
+		}
+	}
+	if len(probe.cache) != len(keepAll.cache) {
+		b.Fatalf("a cold scan read %d transcripts, %d when it keeps every session", len(probe.cache), len(keepAll.cache))
+	}
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
 			infos, err := New(Options{Dir: dir}).Scan(ctx, benchLimit, nil)
@@ -116,19 +130,36 @@ func benchSources(b *testing.B) []benchSource {
 	return out
 }
 
+// cwdField is a recorded working directory in a transcript line.
+var cwdField = regexp.MustCompile(`"cwd":\s*"(?:[^"\\]|\\.)*"`)
+
 // writeBenchTree writes benchSessions copies of sources under fresh uuids,
 // round-robin over the sources and the project dirs, one minute apart.
+// Each project's copies name one existing working directory (under
+// dir/work), so the benchmark lists them the default way: the recorded
+// ones are on other machines, and a scanner drops sessions whose
+// directory is gone.
 func writeBenchTree(dir string, sources []benchSource) error {
 	now := time.Now()
+	cwds := make([]string, benchProjects)
 	for p := range benchProjects {
-		if err := os.MkdirAll(filepath.Join(dir, "projects", fmt.Sprintf("-home-user-proj%02d", p)), 0o755); err != nil {
-			return err
+		cwds[p] = filepath.Join(dir, "work", fmt.Sprintf("proj%02d", p))
+		for _, d := range []string{filepath.Join(dir, "projects", fmt.Sprintf("-home-user-proj%02d", p)), cwds[p]} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
 		}
 	}
+	rewritten := make(map[[2]int][]byte) // by (source, project)
 	for i := range benchSessions {
 		src := sources[i%len(sources)]
 		id := fmt.Sprintf("%08x-%04x-4000-8000-%012x", i, i%0xffff, i)
-		data := src.data
+		k := [2]int{i % len(sources), i % benchProjects}
+		data, ok := rewritten[k]
+		if !ok {
+			data = cwdField.ReplaceAllLiteral(src.data, []byte(`"cwd":`+strconv.Quote(cwds[k[1]])))
+			rewritten[k] = data
+		}
 		if validID(src.id) && len(src.id) >= 32 {
 			// sessionId fields name the file; keep them consistent.
 			data = bytes.ReplaceAll(data, []byte(src.id), []byte(id))
@@ -182,7 +213,7 @@ func TestSyntheticBenchSources(t *testing.T) {
 	for _, src := range sources {
 		writeFile(t, filepath.Join(dir, "projects", "p", src.id+".jsonl"), src.data)
 	}
-	got := scanAll(t, New(Options{Dir: dir}))
+	got := scanAll(t, newTestScanner(dir))
 	if len(got) != len(sources) {
 		t.Fatalf("%d of %d synthetic sessions listed", len(got), len(sources))
 	}

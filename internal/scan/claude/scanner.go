@@ -21,8 +21,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"paddock/internal/scan/logonce"
+	"paddock/internal/scan/workdir"
 	"paddock/internal/session"
 )
 
@@ -30,8 +32,13 @@ const runtimeName = "claude"
 
 // Options configure a Scanner.
 type Options struct {
-	Dir    string       // Claude config dir: $CLAUDE_CONFIG_DIR or ~/.claude (see DefaultDir)
-	Logger *slog.Logger // nil => discard
+	Dir string // Claude config dir: $CLAUDE_CONFIG_DIR or ~/.claude (see DefaultDir)
+	// KeepMissingCwd lists sessions whose working directory no longer
+	// exists. By default Scan drops them (seed 002 §7.4: a session that
+	// cannot be resumed where it ran), unless Claude still runs them;
+	// tests and tools reading copied histories set it.
+	KeepMissingCwd bool
+	Logger         *slog.Logger // nil => discard
 }
 
 // DefaultDir returns Claude Code's config directory the way Claude resolves
@@ -50,8 +57,12 @@ func DefaultDir() string {
 
 // Scanner reads Claude Code sessions. It is safe for concurrent use.
 type Scanner struct {
-	dir  string
-	home string // for Project "~"
+	dir            string
+	home           string // for Project "~"
+	keepMissingCwd bool
+
+	// cwdChecks counts the working directories scans stat'ed (tests).
+	cwdChecks atomic.Int64
 
 	mu       sync.Mutex
 	cache    map[string]cacheEntry // by transcript path
@@ -78,10 +89,11 @@ func New(opts Options) *Scanner {
 	}
 	home, _ := os.UserHomeDir()
 	return &Scanner{
-		dir:      opts.Dir,
-		home:     home,
-		cache:    make(map[string]cacheEntry),
-		problems: logonce.New(log.With("runtime", runtimeName)),
+		dir:            opts.Dir,
+		home:           home,
+		keepMissingCwd: opts.KeepMissingCwd,
+		cache:          make(map[string]cacheEntry),
+		problems:       logonce.New(log.With("runtime", runtimeName)),
 	}
 }
 
@@ -96,6 +108,13 @@ func (s *Scanner) sessionsDir() string { return filepath.Join(s.dir, "sessions")
 // found). A negative limit lists every session. A missing config or
 // projects directory is an empty list, not an error: Claude is simply not
 // installed.
+//
+// Sessions of an ephemeral working directory are never listed, nor,
+// unless Claude still runs them or KeepMissingCwd is set, those whose
+// directory is gone (seed 002 §6, §7.4); a dropped session takes no slot
+// of limit. The recorded cwd is in the transcript, so a dropped session
+// still costs its head/tail read; each distinct directory is stat'ed once
+// per scan.
 //
 // Candidates are taken newest mtime first and sorted by effective time at
 // the end; a session whose mtime is new but whose effective time is old can
@@ -113,6 +132,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	p := pass{
 		s:    s,
 		pids: readPidFiles(s.sessionsDir()),
+		cwds: workdir.NewMemo(s.checkCwd),
 		seen: make(map[string]bool),
 		used: make(map[string]bool),
 	}
@@ -141,6 +161,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 type pass struct {
 	s    *Scanner
 	pids map[string][]pidFile
+	cwds *workdir.Memo   // working directories' existence, for this scan
 	seen map[string]bool // session ids already considered
 	used map[string]bool // transcripts whose summary this scan used
 	out  []session.Info
@@ -155,9 +176,35 @@ func (p *pass) add(c candidate) {
 	}
 	p.seen[c.id] = true
 	p.used[c.path] = true
-	if sum := p.s.summary(c); sum.listable {
-		p.out = append(p.out, p.s.info(c, sum, p.pids))
+	sum := p.s.summary(c)
+	if !sum.listable {
+		return
 	}
+	if info := p.s.info(c, sum, p.pids); p.cwdAllowed(info) {
+		p.out = append(p.out, info)
+	}
+}
+
+// cwdAllowed drops sessions of ephemeral working directories (a path
+// segment starting "oc-manager-", seed 002 §6: such trees are deleted and
+// re-created, and their sessions would vanish and return in bulk) and,
+// unless the Scanner keeps them or Claude still runs the session, of
+// directories that no longer exist.
+func (p *pass) cwdAllowed(info session.Info) bool {
+	if workdir.Ephemeral(info.Cwd) {
+		return false
+	}
+	if info.Live || p.s.keepMissingCwd {
+		return true
+	}
+	return p.cwds.Exists(info.Cwd)
+}
+
+// checkCwd stats a working directory for a scan's workdir.Memo, counting
+// the stats (tests).
+func (s *Scanner) checkCwd(dir string) bool {
+	s.cwdChecks.Add(1)
+	return isDir(dir)
 }
 
 // addKept adds the sessions named in keep that the limit left out. It walks
@@ -181,7 +228,9 @@ func (p *pass) addKept(cands []candidate, keep []string) {
 }
 
 // Session returns one session's Info by id (session.ErrNotFound if there is
-// no such listable session), found by globbing projects/*/<id>.jsonl.
+// no such listable session), found by globbing projects/*/<id>.jsonl. A
+// session whose working directory is gone is still returned, so a
+// bookmarked one opens; one of an ephemeral directory is not (as in Scan).
 func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return session.Info{}, err
@@ -191,7 +240,7 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 		return session.Info{}, session.ErrNotFound
 	}
 	sum := s.summary(c)
-	if !sum.listable {
+	if !sum.listable || workdir.Ephemeral(sum.cwd) {
 		return session.Info{}, session.ErrNotFound
 	}
 	return s.info(c, sum, readPidFiles(s.sessionsDir())), nil

@@ -59,7 +59,7 @@ var wantListed = map[string]struct {
 
 func TestScanFixtures(t *testing.T) {
 	dir, files := claudeDirFromFixtures(t)
-	s := New(Options{Dir: dir})
+	s := newTestScanner(dir)
 	infos, err := s.Scan(context.Background(), -1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -407,7 +407,7 @@ func TestDefaultDir(t *testing.T) {
 // The catalog calls Session and Conversation while a rescan runs.
 func TestConcurrentUse(t *testing.T) {
 	dir, _ := claudeDirFromFixtures(t)
-	s := New(Options{Dir: dir})
+	s := newTestScanner(dir)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for i := range 4 {

@@ -89,6 +89,12 @@ func setMtime(t testing.TB, path string, mtime time.Time) {
 	}
 }
 
+// newTestScanner returns a Scanner over dir that lists sessions whose
+// recorded working directory does not exist on this machine.
+func newTestScanner(dir string) *Scanner {
+	return New(Options{Dir: dir, KeepMissingCwd: true})
+}
+
 func scanAll(t testing.TB, s *Scanner) map[string]session.Info {
 	t.Helper()
 	infos, err := s.Scan(context.Background(), -1, nil)
@@ -205,7 +211,7 @@ func TestListingFilters(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeSession(t, dir, "-home-u-api", "s1", tt.lines...)
-			got, listed := scanAll(t, New(Options{Dir: dir}))["s1"]
+			got, listed := scanAll(t, newTestScanner(dir))["s1"]
 			if listed != tt.listed {
 				t.Fatalf("listed = %v, want %v", listed, tt.listed)
 			}
@@ -241,7 +247,7 @@ func TestTitles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeSession(t, dir, "p", "s1", tt.lines...)
-			got, ok := scanAll(t, New(Options{Dir: dir}))["s1"]
+			got, ok := scanAll(t, newTestScanner(dir))["s1"]
 			if !ok {
 				t.Fatal("not listed")
 			}
@@ -338,7 +344,7 @@ func TestEffectiveTime(t *testing.T) {
 				// Bookkeeping written later is no event.
 				line(map[string]any{"type": "system", "uuid": "x", "parentUuid": "a1", "timestamp": last.Add(2 * time.Hour).Format(time.RFC3339)}))
 			setMtime(t, path, tt.mtime)
-			got := scanAll(t, New(Options{Dir: dir}))["s1"]
+			got := scanAll(t, newTestScanner(dir))["s1"]
 			if !got.Updated.Equal(tt.want) || got.TimeSource != tt.source {
 				t.Errorf("updated %v (%s), want %v (%s)", got.Updated, got.TimeSource, tt.want, tt.source)
 			}
@@ -363,7 +369,7 @@ func TestScanLimitAndKeep(t *testing.T) {
 	// An older copy of s4 in another project is the same session.
 	setMtime(t, writeSession(t, dir, "p2", "s4", user("u1", "", "stale copy", 0)), now.Add(-time.Hour))
 
-	s := New(Options{Dir: dir})
+	s := newTestScanner(dir)
 	ctx := context.Background()
 	tests := []struct {
 		name  string
@@ -407,7 +413,7 @@ func TestScanCache(t *testing.T) {
 		paths[id] = writeSession(t, dir, "p", id, user("u1", "", "task "+id, 0))
 		setMtime(t, paths[id], now.Add(time.Duration(i)*time.Minute))
 	}
-	s := New(Options{Dir: dir})
+	s := newTestScanner(dir)
 	cached := func() map[string]*summary {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -469,7 +475,7 @@ func TestNestedAndAgentFilesNotListed(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "projects", "p", "dir.jsonl"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	got := scanAll(t, New(Options{Dir: dir}))
+	got := scanAll(t, newTestScanner(dir))
 	if len(got) != 1 || got["main"].ID != "main" {
 		t.Errorf("listed %v, want only main", slices.Collect(maps.Keys(got)))
 	}
@@ -494,7 +500,7 @@ func TestShortProject(t *testing.T) {
 
 	dir := t.TempDir()
 	writeSession(t, dir, "p", "s1", user("u1", "", "hi", 0, "cwd", "/home/u"))
-	s := New(Options{Dir: dir})
+	s := newTestScanner(dir)
 	s.home = "/home/u"
 	if got := scanAll(t, s)["s1"]; got.Project != "~" || got.Cwd != "/home/u" {
 		t.Errorf("project %q, cwd %q", got.Project, got.Cwd)

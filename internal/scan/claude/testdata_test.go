@@ -88,7 +88,7 @@ func TestRecordedSessions(t *testing.T) {
 				t.Fatalf("manifest names %d transcripts, want at least 2: %+v", len(files), rec)
 			}
 
-			s := New(Options{Dir: filepath.Join(dir, "claude")})
+			s := newTestScanner(filepath.Join(dir, "claude"))
 			list, err := s.Scan(t.Context(), -1, nil)
 			if err != nil {
 				t.Fatal(err)
