@@ -99,11 +99,20 @@ func (t *transcript) add(r *record) {
 // another file) are kept in file order, since nothing says they were
 // abandoned.
 func (t *transcript) messages() []session.Message {
-	abandoned := t.abandonedTest()
+	return branchMessages(t.records, t.abandonedTest().test)
+}
+
+// abandonedTest finds the current branch (messages) and returns the test
+// for records off it.
+func (t *transcript) abandonedTest() *branchTest { return t.findBranch(false) }
+
+// branchMessages returns the messages of records that are not on an
+// abandoned branch, in order.
+func branchMessages(records []convRecord, abandoned func(uuid string) bool) []session.Message {
 	var out []session.Message
 	lastID := ""
-	for _, r := range t.records {
-		if r.msg == nil || (r.uuid != "" && abandoned.test(r.uuid)) {
+	for _, r := range records {
+		if r.msg == nil || (r.uuid != "" && abandoned(r.uuid)) {
 			continue
 		}
 		// Claude writes one API message as several lines (text, thinking,
@@ -119,9 +128,11 @@ func (t *transcript) messages() []session.Message {
 	return out
 }
 
-// abandonedTest finds the current branch (messages) and returns the test
-// for records off it.
-func (t *transcript) abandonedTest() *branchTest {
+// findBranch finds the current branch and returns the test for records
+// off it, as abandonedTest. open says the records are only the end of the
+// file (a tail window, tail.go): then the test answers unknown where
+// records before them could decide.
+func (t *transcript) findBranch(open bool) *branchTest {
 	parent := make(map[string]string, len(t.records))
 	leaf := ""
 	for _, r := range t.records {
@@ -133,10 +144,20 @@ func (t *transcript) abandonedTest() *branchTest {
 		}
 	}
 	branch := make(map[string]bool)
+	end := ""
 	for u := leaf; u != "" && !branch[u]; u = parent[u] {
 		branch[u] = true
+		end = u
 	}
-	return newBranchTest(parent, branch)
+	b := newBranchTest(parent, branch)
+	if open {
+		b.open = true
+		// The walk from the leaf stopped at a parent no record here has:
+		// the branch goes on before the window.
+		_, known := parent[end]
+		b.branchOpen = end != "" && !known
+	}
+	return b
 }
 
 // branchTest answers "is this record on an abandoned branch?" with memoised
@@ -144,35 +165,56 @@ func (t *transcript) abandonedTest() *branchTest {
 type branchTest struct {
 	parent map[string]string
 	branch map[string]bool
-	memo   map[string]bool
+	memo   map[string]branchStatus
+	// open: the records are a tail window. A walk that leaves them may go
+	// on through records before them; one that ends (a root, a cycle)
+	// without meeting the branch is only known to stay off it when the
+	// branch itself ends among them (branchOpen false), since the part of
+	// the branch before the window could lead back into it.
+	open, branchOpen bool
 }
+
+// branchStatus is where a record stands against the current branch.
+type branchStatus uint8
+
+const (
+	statusKept      branchStatus = iota // on the branch, or never reaching it
+	statusAbandoned                     // off the branch at some ancestor
+	statusUnknown                       // decided by records before a tail window
+)
 
 func newBranchTest(parent map[string]string, branch map[string]bool) *branchTest {
-	return &branchTest{parent: parent, branch: branch, memo: make(map[string]bool)}
+	return &branchTest{parent: parent, branch: branch, memo: make(map[string]branchStatus)}
 }
 
-func (b *branchTest) test(uuid string) bool {
+func (b *branchTest) test(uuid string) bool { return b.status(uuid) == statusAbandoned }
+
+func (b *branchTest) status(uuid string) branchStatus {
 	if b.branch[uuid] {
-		return false
+		return statusKept
 	}
 	// Walk up until the branch, a known answer, or the end of the chain.
 	var path []string
 	seen := make(map[string]bool)
-	result := false
+	result := statusKept
 	for u := uuid; ; {
 		if v, ok := b.memo[u]; ok {
 			result = v
 			break
 		}
 		if b.branch[u] {
-			result = true // joined the branch from the side: abandoned
+			result = statusAbandoned // joined the branch from the side
 			break
 		}
 		path = append(path, u)
 		seen[u] = true
 		p, ok := b.parent[u]
 		if !ok || p == "" || seen[p] {
-			break // a root, a parent from elsewhere, or a cycle
+			// A root, a parent from elsewhere, or a cycle.
+			if b.open && (!ok || b.branchOpen) {
+				result = statusUnknown
+			}
+			break
 		}
 		u = p
 	}

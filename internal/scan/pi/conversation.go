@@ -218,11 +218,36 @@ func (t *transcript) branch() []int {
 		return all
 	}
 	path := make([]int, 0, len(t.nodes))
+	t.walk(leaf, false, func(i int) bool {
+		path = append(path, i)
+		return true
+	})
+	slices.Reverse(path)
+	return path
+}
+
+// walkEnd is why a walk of the branch ended.
+type walkEnd uint8
+
+const (
+	walkDone    walkEnd = iota // the root, or a cycle: every node was visited
+	walkStopped                // visit asked to stop
+	walkOpen                   // a parent is not among the nodes (open)
+)
+
+// walk visits the nodes of the branch that ends at leaf, leaf first, until
+// visit returns false. open says the nodes are the end of a file whose
+// start was not read (a tail window, tail.go): a parent not found among
+// them may be there, so the walk stops at it instead of carrying on at the
+// entry before, as a whole file's broken chain does.
+func (t *transcript) walk(leaf int, open bool, visit func(i int) bool) walkEnd {
 	visited := make([]bool, len(t.nodes))
 	r := len(t.ids) - 1 // the range of node i
 	for i := leaf; i >= 0 && !visited[i]; {
 		visited[i] = true
-		path = append(path, i)
+		if !visit(i) {
+			return walkStopped
+		}
 		nd := t.nodes[i]
 		if nd.parent == "" {
 			break // the root
@@ -237,10 +262,12 @@ func (t *transcript) branch() []int {
 			i = p
 			continue
 		}
+		if open {
+			return walkOpen
+		}
 		i = t.prevWithID(i)
 	}
-	slices.Reverse(path)
-	return path
+	return walkDone
 }
 
 // indexIDs maps the ids of the nodes read since the last call (a range),

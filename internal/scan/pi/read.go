@@ -99,7 +99,7 @@ func (fr *fileRead) readRange(ctx context.Context, r io.Reader, base, size int64
 // readFile reads f, whose first size bytes are split into ranges
 // (splitLines) read in parallel; the last range runs to end. The ranges'
 // summaries and transcripts are joined into fr's, in file order.
-func (fr *fileRead) readFile(ctx context.Context, f *os.File, size, end int64) {
+func (fr *fileRead) readFile(ctx context.Context, f io.ReaderAt, size, end int64) {
 	starts, lineBytes := splitLines(f, size)
 	parts := make([]fileRead, len(starts))
 	parts[0] = *fr

@@ -169,7 +169,7 @@ func benchSources(b *testing.B) []benchSource {
 // bigSession writes a linear v3 session of about size bytes: prompts and
 // answers with large tool results between them, the shape of a long
 // working session.
-func bigSession(b *testing.B, size int) string {
+func bigSession(b testing.TB, size int) string {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "sessions", "--big--", "big.jsonl")
 	var sb strings.Builder
