@@ -185,19 +185,10 @@ func (p *pass) add(c candidate) {
 	}
 }
 
-// cwdAllowed drops sessions of ephemeral working directories (a path
-// segment starting "oc-manager-", seed 002 §6: such trees are deleted and
-// re-created, and their sessions would vanish and return in bulk) and,
-// unless the Scanner keeps them or Claude still runs the session, of
-// directories that no longer exist.
+// cwdAllowed applies the shared working-directory rule (workdir.Memo's
+// Listable; seed 002 §6, §7.4).
 func (p *pass) cwdAllowed(info session.Info) bool {
-	if workdir.Ephemeral(info.Cwd) {
-		return false
-	}
-	if info.Live || p.s.keepMissingCwd {
-		return true
-	}
-	return p.cwds.Exists(info.Cwd)
+	return p.cwds.Listable(info.Cwd, info.Live, p.s.keepMissingCwd)
 }
 
 // checkCwd stats a working directory for a scan's workdir.Memo, counting

@@ -336,18 +336,10 @@ func (p *pass) addUnwritten(byID map[string]candidate) {
 	}
 }
 
-// cwdAllowed drops sessions of ephemeral working directories (a path
-// segment starting "oc-manager-", seed 002 §6) and, unless the Scanner
-// keeps them or a process still runs the session, of directories that no
-// longer exist.
+// cwdAllowed applies the shared working-directory rule (workdir.Memo's
+// Listable; seed 002 §6, §7.4).
 func (p *pass) cwdAllowed(info session.Info) bool {
-	if workdir.Ephemeral(info.Cwd) {
-		return false
-	}
-	if info.Live || p.s.keepMissingCwd {
-		return true
-	}
-	return p.cwds.Exists(info.Cwd)
+	return p.cwds.Listable(info.Cwd, info.Live, p.s.keepMissingCwd)
 }
 
 // checkCwd stats a working directory for a scan's workdir.Memo, counting

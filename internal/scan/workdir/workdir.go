@@ -56,3 +56,15 @@ func (m *Memo) Exists(dir string) bool {
 // scanner keeps to tell, next time, whether any of them changed. The map
 // is the Memo's own; the caller owns it once the scan is done.
 func (m *Memo) Checked() map[string]bool { return m.checked }
+
+// Listable is the listing rule every runtime applies to a session's
+// working directory: never an ephemeral one; otherwise a session still
+// running (live) or a scanner told to keep them (keepMissing, for
+// recordings whose directories are elsewhere) is listed, and any other
+// only while its directory exists.
+func (m *Memo) Listable(cwd string, live, keepMissing bool) bool {
+	if Ephemeral(cwd) {
+		return false
+	}
+	return live || keepMissing || m.Exists(cwd)
+}

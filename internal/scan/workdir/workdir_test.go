@@ -54,3 +54,25 @@ func TestMemo(t *testing.T) {
 		t.Error("a new Memo did not look again")
 	}
 }
+
+func TestListable(t *testing.T) {
+	exists := func(d string) bool { return d == "/here" }
+	tests := []struct {
+		cwd               string
+		live, keepMissing bool
+		want              bool
+	}{
+		{"/here", false, false, true},
+		{"/gone", false, false, false},
+		{"/gone", true, false, true},
+		{"/gone", false, true, true},
+		{"", false, false, true},
+		{"/tmp/oc-manager-1/app", false, false, false},
+		{"/tmp/oc-manager-1/app", true, true, false},
+	}
+	for _, tt := range tests {
+		if got := NewMemo(exists).Listable(tt.cwd, tt.live, tt.keepMissing); got != tt.want {
+			t.Errorf("Listable(%q, live=%v, keepMissing=%v) = %v, want %v", tt.cwd, tt.live, tt.keepMissing, got, tt.want)
+		}
+	}
+}
