@@ -16,6 +16,15 @@ import (
 	"paddock/internal/mockmodel"
 )
 
+// waitTurnEnd waits until runtime's session shows its turn ended.
+func waitTurnEnd(t *testing.T, api *apiClient, runtime string) {
+	t.Helper()
+	until(t, 30*time.Second, "the turn after the denial", func() (bool, string) {
+		s, ok := api.liveSession(runtime)
+		return ok && s.State == "waiting", fmt.Sprintf("%+v", s)
+	})
+}
+
 // approvalItem is an item of GET /api/v1/approvals or /questions.
 type approvalItem struct {
 	ID, Kind, Session, Tool, Resolution string
@@ -141,129 +150,87 @@ func TestApprovalsEndToEnd(t *testing.T) {
 		}
 	})
 
-	t.Run("codex", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-		defer cancel()
-		agent, api := hookedAgent(t, ctx, agenttest.Codex, nil, nil)
-		// The API token in use counts as someone watching: Codex's
-		// prompts are held for the phone.
-		if err := api.get("/api/v1/approvals", &map[string]any{}); err != nil {
-			t.Fatal(err)
-		}
-		term := agent.Start(t)
-		term.Expect(ctx, agent.Ready)
-		out := filepath.Join(agent.Cwd, "mock_out.txt")
-
-		term.Type("please RUN the thing")
-		it := waitItem(t, api, "approvals", func(it approvalItem) bool { return strings.HasPrefix(it.Session, "codex:") })
-		if it.Input.Command == "" || strings.Join(it.Can, ",") != "allow,deny" {
-			t.Fatalf("codex item %+v (Codex takes allow and deny only)", it)
-		}
-		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "always"}); status != http.StatusBadRequest {
-			t.Fatalf("always for Codex: %d %s, want 400", status, msg)
-		}
-		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusOK {
-			t.Fatalf("allow: %d %s", status, msg)
-		}
-		term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.ToolFinishedReply)))
-		if b, _ := os.ReadFile(out); !strings.Contains(string(b), "hello-from-mock-1") {
-			t.Fatalf("the approved command did not run: %q", b)
-		}
-
-		term.Type("RUN it again please")
-		it = waitItem(t, api, "approvals", func(x approvalItem) bool { return x.ID != it.ID && strings.HasPrefix(x.Session, "codex:") })
-		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny", "message": "not from the phone"}); status != http.StatusOK {
-			t.Fatalf("deny: %d %s", status, msg)
-		}
-		until(t, 30*time.Second, "the turn after the denial", func() (bool, string) {
-			s, ok := api.liveSession("codex")
-			return ok && s.State == "waiting", fmt.Sprintf("%+v", s)
-		})
-		if b, _ := os.ReadFile(out); strings.Contains(string(b), "hello-from-mock-2") {
-			t.Fatalf("the denied command ran: %q", b)
-		}
-	})
-
-	t.Run("pi", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-		defer cancel()
+	// Codex, Pi and OpenCode: one command approved from the phone (it
+	// runs), the next denied with a message (it does not).
+	approveDeny := []struct {
+		cli       agenttest.CLI
+		runtime   string
+		serveArgs []string
+		// watch: the agent's prompts are held only while someone watches;
+		// the API token in use counts.
+		watch bool
+		tool  string // the first item's tool; "" when the agent names none
+		can   string // the answers it takes
+		// denied waits until the denial reached the agent.
+		denied func(t *testing.T, ctx context.Context, term *agenttest.Term, api *apiClient)
+	}{
+		{cli: agenttest.Codex, runtime: "codex", watch: true, can: "allow,deny",
+			denied: func(t *testing.T, _ context.Context, _ *agenttest.Term, api *apiClient) { waitTurnEnd(t, api, "codex") }},
 		// Pi asks nothing before running a tool; --pi-hold makes its
 		// extension wait for the phone.
-		agent, api := hookedAgent(t, ctx, agenttest.Pi, nil, []string{"--pi-hold", "2m"})
-		if err := api.get("/api/v1/approvals", &map[string]any{}); err != nil {
-			t.Fatal(err)
-		}
-		term := agent.Start(t)
-		term.Expect(ctx, agent.Ready)
-		out := filepath.Join(agent.Cwd, "mock_out.txt")
-
-		term.Type("please RUN the thing")
-		it := waitItem(t, api, "approvals", func(it approvalItem) bool { return strings.HasPrefix(it.Session, "pi:") })
-		if it.Tool != "bash" || it.Input.Command != mockmodel.RunCommand(1) || strings.Join(it.Can, ",") != "allow,deny" {
-			t.Fatalf("pi item %+v", it)
-		}
-		if b, _ := os.ReadFile(out); len(b) > 0 {
-			t.Fatalf("the command ran before the phone answered: %q", b)
-		}
-		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusOK {
-			t.Fatalf("allow: %d %s", status, msg)
-		}
-		term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.ToolFinishedReply)))
-		if b, _ := os.ReadFile(out); !strings.Contains(string(b), "hello-from-mock-1") {
-			t.Fatalf("the approved command did not run: %q", b)
-		}
-
-		term.Type("RUN it again please")
-		it = waitItem(t, api, "approvals", func(x approvalItem) bool { return x.Input.Command == mockmodel.RunCommand(2) })
-		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny", "message": "not from the phone"}); status != http.StatusOK {
-			t.Fatalf("deny: %d %s", status, msg)
-		}
-		term.Expect(ctx, regexp.MustCompile(`not from the phone`))
-		if b, _ := os.ReadFile(out); strings.Contains(string(b), "hello-from-mock-2") {
-			t.Fatalf("the denied command ran: %q", b)
-		}
-	})
-
-	t.Run("opencode", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-		defer cancel()
+		{cli: agenttest.Pi, runtime: "pi", serveArgs: []string{"--pi-hold", "2m"}, watch: true, tool: "bash", can: "allow,deny",
+			denied: func(t *testing.T, ctx context.Context, term *agenttest.Term, _ *apiClient) {
+				term.Expect(ctx, regexp.MustCompile(`not from the phone`))
+			}},
 		// The TUI runs with --port (as paddock-hosted sessions do): its
 		// server takes the answers.
-		agent, api := hookedAgent(t, ctx, agenttest.OpenCode, nil, nil)
-		term := agent.Start(t)
-		term.Expect(ctx, agent.Ready)
-		out := filepath.Join(agent.Cwd, "mock_out.txt")
+		{cli: agenttest.OpenCode, runtime: "opencode", tool: "bash", can: "allow,deny,always",
+			denied: func(t *testing.T, _ context.Context, term *agenttest.Term, api *apiClient) {
+				until(t, 30*time.Second, "the denial reached OpenCode", func() (bool, string) {
+					s, _ := term.Screen()
+					return !strings.Contains(s, "Allow once"), s
+				})
+				waitTurnEnd(t, api, "opencode")
+			}},
+	}
+	for _, tc := range approveDeny {
+		t.Run(tc.runtime, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+			defer cancel()
+			agent, api := hookedAgent(t, ctx, tc.cli, nil, tc.serveArgs)
+			if tc.watch {
+				if err := api.get("/api/v1/approvals", &map[string]any{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			term := agent.Start(t)
+			term.Expect(ctx, agent.Ready)
+			out := filepath.Join(agent.Cwd, "mock_out.txt")
 
-		term.Type("please RUN the thing")
-		it := waitItem(t, api, "approvals", func(it approvalItem) bool { return strings.HasPrefix(it.Session, "opencode:") })
-		if it.Tool != "bash" || it.Input.Command != mockmodel.RunCommand(1) || strings.Join(it.Can, ",") != "allow,deny,always" {
-			t.Fatalf("opencode item %+v", it)
-		}
-		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusOK {
-			t.Fatalf("allow: %d %s", status, msg)
-		}
-		term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.ToolFinishedReply)))
-		if b, _ := os.ReadFile(out); !strings.Contains(string(b), "hello-from-mock-1") {
-			t.Fatalf("the approved command did not run: %q", b)
-		}
+			term.Type("please RUN the thing")
+			it := waitItem(t, api, "approvals", func(it approvalItem) bool { return strings.HasPrefix(it.Session, tc.runtime+":") })
+			if it.Input.Command != mockmodel.RunCommand(1) || tc.tool != "" && it.Tool != tc.tool || strings.Join(it.Can, ",") != tc.can {
+				t.Fatalf("%s item %+v, want tool %q, command %q, answers %s", tc.runtime, it, tc.tool, mockmodel.RunCommand(1), tc.can)
+			}
+			if b, _ := os.ReadFile(out); len(b) > 0 {
+				t.Fatalf("the command ran before the phone answered: %q", b)
+			}
+			if !slices.Contains(it.Can, "always") {
+				if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "always"}); status != http.StatusBadRequest {
+					t.Fatalf("always for %s: %d %s, want 400", tc.runtime, status, msg)
+				}
+			}
+			if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "allow"}); status != http.StatusOK {
+				t.Fatalf("allow: %d %s", status, msg)
+			}
+			term.Expect(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.ToolFinishedReply)))
+			if b, _ := os.ReadFile(out); !strings.Contains(string(b), "hello-from-mock-1") {
+				t.Fatalf("the approved command did not run: %q", b)
+			}
 
-		term.Type("RUN it again please")
-		it = waitItem(t, api, "approvals", func(x approvalItem) bool { return x.Input.Command == mockmodel.RunCommand(2) })
-		if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny", "message": "not from the phone"}); status != http.StatusOK {
-			t.Fatalf("deny: %d %s", status, msg)
-		}
-		until(t, 30*time.Second, "the denial reached OpenCode", func() (bool, string) {
-			s, _ := term.Screen()
-			return !strings.Contains(s, "Allow once"), s
+			term.Type("RUN it again please")
+			it = waitItem(t, api, "approvals", func(x approvalItem) bool {
+				return strings.HasPrefix(x.Session, tc.runtime+":") && x.Input.Command == mockmodel.RunCommand(2)
+			})
+			if status, msg := decide(t, api, "approvals", it.ID, map[string]any{"decision": "deny", "message": "not from the phone"}); status != http.StatusOK {
+				t.Fatalf("deny: %d %s", status, msg)
+			}
+			tc.denied(t, ctx, term, api)
+			if b, _ := os.ReadFile(out); strings.Contains(string(b), "hello-from-mock-2") {
+				t.Fatalf("the denied command ran: %q", b)
+			}
 		})
-		until(t, 30*time.Second, "the turn after the denial", func() (bool, string) {
-			s, ok := api.liveSession("opencode")
-			return ok && s.State == "waiting", fmt.Sprintf("%+v", s)
-		})
-		if b, _ := os.ReadFile(out); strings.Contains(string(b), "hello-from-mock-2") {
-			t.Fatalf("the denied command ran: %q", b)
-		}
-	})
+	}
 
 	t.Run("kimi", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
