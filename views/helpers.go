@@ -33,6 +33,15 @@ func plural(n int, word string) string {
 	return strconv.Itoa(n) + " " + word + "s"
 }
 
+// messageCount is how long the conversation is: "12 messages", or
+// "50+ messages" when only its newest page was read (Total < 0).
+func messageCount(s Session) string {
+	if s.Total < 0 {
+		return strconv.Itoa(len(s.Conversation.Messages)) + "+ messages"
+	}
+	return strconv.Itoa(s.Total) + " messages"
+}
+
 // keyBar is the terminal view's keys: the ones phone keyboards lack. Name
 // is tmux's (the server's allowlist checks it again).
 var keyBar = []struct{ Name, Text, Label string }{

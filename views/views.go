@@ -102,7 +102,7 @@ type Session struct {
 	Card         Card
 	Model        string
 	Conversation Conversation
-	Total        int
+	Total        int // messages in the whole conversation; -1: not counted (its newest page was read from the end)
 
 	HasLive        bool // hooks have reported on this session
 	PermissionMode string

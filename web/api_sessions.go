@@ -1,10 +1,13 @@
 package web
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"hash/fnv"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v5"
@@ -213,18 +216,35 @@ func (s *Server) apiSession(c *echo.Context) error {
 	return c.JSON(http.StatusOK, resp)
 }
 
-// apiMessages returns one page of the conversation, oldest first. The
-// cursor is a message index, so pages stay stable while the agent appends.
+// apiMessages returns one page of the conversation, oldest first. Without
+// ?before it is the newest page, read from the end of the history when the
+// whole is not cached (the first page of a long session must not wait for a
+// full parse); ?before is a cursor (see cursor) into the whole.
 func (s *Server) apiMessages(c *echo.Context) error {
 	k, err := sessionKey(c)
 	if err != nil {
 		return err
 	}
-	e, err := s.entry(c.Request().Context(), k)
+	ctx := c.Request().Context()
+	e, err := s.entry(ctx, k)
 	if err != nil {
 		return err
 	}
-	msgs, err := s.messages(c.Request().Context(), e)
+	if c.QueryParam("before") == "" {
+		limit, err := intParam(c, "limit", 200, 1, 1000)
+		if err != nil {
+			return err
+		}
+		r, err := s.recentMessages(ctx, e, limit)
+		if err != nil {
+			return err
+		}
+		if r.total >= 0 {
+			return c.JSON(http.StatusOK, pageJSON(r.msgs, r.total-len(r.msgs), r.total))
+		}
+		return c.JSON(http.StatusOK, tailPageJSON(r.msgs))
+	}
+	msgs, err := s.messages(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -243,26 +263,145 @@ func (s *Server) apiHealth(c *echo.Context) error {
 }
 
 // messagesPage answers one page of msgs, oldest first: ?limit (default
-// 200) messages before the index ?before (default: the end). The cursor is
-// a message index, so pages stay stable while the agent appends.
+// 200) messages before the cursor ?before (default: the end).
 func messagesPage(c *echo.Context, msgs []session.Message) error {
 	limit, err := intParam(c, "limit", 200, 1, 1000)
 	if err != nil {
 		return err
 	}
-	before, err := intParam(c, "before", len(msgs), 0, 1<<31-1)
-	if err != nil {
-		return err
+	to := len(msgs)
+	if v := c.QueryParam("before"); v != "" {
+		cur, ok := parseCursor(v)
+		if !ok {
+			return newError(http.StatusBadRequest, "bad_before", "before must be a cursor this API returned as next, or a message index (a whole number ≥ 0).")
+		}
+		if to, ok = cur.resolve(msgs); !ok {
+			return errStaleCursor
+		}
 	}
-	to := min(before, len(msgs))
 	from := max(to-limit, 0)
-	out := make([]messageJSON, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, messageJSON{Index: i, Role: msgs[i].Role, Text: msgs[i].Text, Time: timePtr(msgs[i].Time)})
+	return c.JSON(http.StatusOK, pageJSON(msgs[from:to], from, len(msgs)))
+}
+
+var errStaleCursor = newError(http.StatusConflict, "stale_cursor", "The message this cursor starts from is no longer in the conversation (it was rewound or replaced): read the newest page again, without before.")
+
+// pageJSON is a page whose position is known: page is the conversation's
+// messages from index from on, of total. next and next_before (the same
+// index, as a number, as older clients read it) are absent at the first
+// message.
+func pageJSON(page []session.Message, from, total int) map[string]any {
+	out := make([]messageJSON, 0, len(page))
+	for i, m := range page {
+		out = append(out, messageJSON{Index: from + i, Role: m.Role, Text: m.Text, Time: timePtr(m.Time)})
 	}
-	resp := map[string]any{"total": len(msgs), "messages": out}
+	resp := map[string]any{"total": total, "messages": out}
 	if from > 0 {
+		resp["next"] = strconv.Itoa(from)
 		resp["next_before"] = from
 	}
-	return c.JSON(http.StatusOK, resp)
+	return resp
+}
+
+// tailMessageJSON is a message of a page read from the end of a history:
+// its index is not known.
+type tailMessageJSON struct {
+	Role string     `json:"role"`
+	Text string     `json:"text"`
+	Time *time.Time `json:"time,omitempty"`
+}
+
+// tailPageJSON is the newest page of a conversation that was not counted:
+// no total, no indices, and next is an anchor naming the page's oldest
+// message.
+func tailPageJSON(page []session.Message) map[string]any {
+	out := make([]tailMessageJSON, 0, len(page))
+	for _, m := range page {
+		out = append(out, tailMessageJSON{Role: m.Role, Text: m.Text, Time: timePtr(m.Time)})
+	}
+	resp := map[string]any{"messages": out}
+	if len(page) > 0 {
+		resp["next"] = anchorCursor(page)
+	}
+	return resp
+}
+
+// A cursor names where a page of a conversation ends (exclusive), so the
+// page before a page is asked for with the cursor of its first message.
+// It is either a message index ("80"), stable while the agent appends, or,
+// when the page was read from the end of a history so its indices are not
+// known, an anchor: "t<d>-<hash>", where d is how many messages there were
+// from the page's first message to the end, and hash identifies that
+// message and the ones after it in the page (up to anchorSpan: role, time
+// and text). An anchor is resolved against the whole conversation (a full
+// parse, cached) to the last place where its messages are at least d from
+// the end: appends only move the end away, so the page before it neither
+// skips nor repeats a message however many arrived meanwhile.
+type cursor struct {
+	index int // ≥ 0: an index; -1: the anchor below
+	dist  int
+	hash  uint64
+}
+
+// anchorSpan is how many messages an anchor hashes: more than one, so two
+// identical messages (a repeated "continue" with no time) do not alias.
+const anchorSpan = 3
+
+// anchorCursor is the cursor of page[0], page being the last len(page)
+// messages of the conversation.
+func anchorCursor(page []session.Message) string {
+	return "t" + strconv.Itoa(len(page)) + "-" + strconv.FormatUint(spanHash(page), 16)
+}
+
+// spanHash hashes the first anchorSpan messages of msgs.
+func spanHash(msgs []session.Message) uint64 {
+	h := fnv.New64a()
+	var n [8]byte
+	field := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	for _, m := range msgs[:min(len(msgs), anchorSpan)] {
+		field(m.Role)
+		field(m.Text)
+		if m.Time.IsZero() {
+			field("")
+		} else {
+			field(strconv.FormatInt(m.Time.UnixNano(), 10))
+		}
+	}
+	return h.Sum64()
+}
+
+func parseCursor(v string) (cursor, bool) {
+	if n, err := strconv.Atoi(v); err == nil {
+		return cursor{index: n}, n >= 0
+	}
+	d, hash, ok := strings.Cut(strings.TrimPrefix(v, "t"), "-")
+	if !ok || !strings.HasPrefix(v, "t") {
+		return cursor{}, false
+	}
+	dist, err1 := strconv.Atoi(d)
+	sum, err2 := strconv.ParseUint(hash, 16, 64)
+	if err1 != nil || err2 != nil || dist < 1 {
+		return cursor{}, false
+	}
+	return cursor{index: -1, dist: dist, hash: sum}, true
+}
+
+// resolve is the index in msgs (the whole conversation) the cursor names;
+// false when an anchor's messages are no longer there.
+func (cu cursor) resolve(msgs []session.Message) (int, bool) {
+	if cu.index >= 0 {
+		return min(cu.index, len(msgs)), true
+	}
+	// The window hashed at i is msgs[i:i+min(dist, anchorSpan)], as it was
+	// in the page.
+	span := min(cu.dist, anchorSpan)
+	for i := len(msgs) - cu.dist; i >= 0; i-- {
+		if spanHash(msgs[i:i+span]) == cu.hash {
+			return i, true
+		}
+	}
+	return 0, false
 }

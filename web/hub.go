@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"paddock/internal/catalog"
@@ -108,28 +109,31 @@ func (h *hub) snapshot(ctx context.Context, c *client) bool {
 		b, err := renderBytes(ctx, views.BoardList(h.s.board(), true))
 		return err == nil && c.offer(b)
 	}
-	e, msgs, err := h.sessionData(ctx, c.key)
+	e, r, err := h.sessionData(ctx, c.key)
 	if err != nil {
 		h.s.log.Debug("websocket snapshot failed", "session", c.key.String(), "error", err)
 		return false
 	}
-	v := h.s.sessionView(ctx, e, msgs)
+	v := h.s.sessionView(ctx, e, r)
 	b1, err1 := renderBytes(ctx, views.SessionHead(v, true))
 	b2, err2 := renderBytes(ctx, views.MessagesBlock(v.Conversation, true))
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	c.sent = len(msgs)
+	c.shown = newest(r.msgs)
 	return c.offer(b1) && c.offer(b2)
 }
 
-func (h *hub) sessionData(ctx context.Context, k session.Key) (entry, []session.Message, error) {
+// sessionData is what a session viewer shows: the entry and the newest
+// page of its conversation (read from the end of a long history, never a
+// full parse per push).
+func (h *hub) sessionData(ctx context.Context, k session.Key) (entry, recent, error) {
 	e, err := h.s.entry(ctx, k)
 	if err != nil {
-		return e, nil, err
+		return e, recent{}, err
 	}
-	msgs, err := h.s.messages(ctx, e)
-	return e, msgs, err
+	r, err := h.s.recentMessages(ctx, e, pageSize)
+	return e, r, err
 }
 
 func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch catalog.Change, drop func(*client)) {
@@ -146,7 +150,7 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch ca
 	var board []byte
 	type sessionFrag struct {
 		head []byte
-		msgs []session.Message
+		msgs []session.Message // the newest page
 		v    views.Session
 		ok   bool
 	}
@@ -173,9 +177,9 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch ca
 		if !seen {
 			f = &sessionFrag{}
 			frags[c.key] = f
-			if e, msgs, err := h.sessionData(ctx, c.key); err == nil {
-				f.v = h.s.sessionView(ctx, e, msgs)
-				f.msgs = msgs
+			if e, r, err := h.sessionData(ctx, c.key); err == nil {
+				f.v = h.s.sessionView(ctx, e, r)
+				f.msgs = r.msgs
 				f.head, err = renderBytes(ctx, views.SessionHead(f.v, true))
 				f.ok = err == nil
 			}
@@ -186,35 +190,80 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch ca
 	}
 }
 
-// sendSession brings one session viewer up to date: the header, then only
-// the messages it has not seen (or the whole list if history shrank, as
-// after a rewind).
+// sendSession brings one session viewer up to date: the header, then the
+// messages of the newest page after the last ones it was sent, or the
+// whole page when those are not in it (more arrived than a page holds, or
+// the history was rewound). Messages are matched by content, not index:
+// the page may come from the end of a history whose length is unknown.
 func (h *hub) sendSession(ctx context.Context, c *client, head []byte, v views.Session, msgs []session.Message) bool {
 	if !c.offer(head) {
 		return false
 	}
+	add, ok := after(c.shown, msgs)
 	switch {
-	case len(msgs) == c.sent:
+	case ok && len(add) == 0:
 		return true
-	case len(msgs) > c.sent:
-		add := make([]views.Message, 0, len(msgs)-c.sent)
-		for _, m := range msgs[c.sent:] {
-			add = append(add, h.s.message(m))
+	case ok:
+		out := make([]views.Message, 0, len(add))
+		for _, m := range add {
+			out = append(out, h.s.message(m))
 		}
-		b, err := renderBytes(ctx, views.MessagesAppend(add))
+		b, err := renderBytes(ctx, views.MessagesAppend(out))
 		if err != nil {
 			return false
 		}
-		c.sent = len(msgs)
+		c.shown = newest(msgs)
 		return c.offer(b)
 	default:
 		b, err := renderBytes(ctx, views.MessagesBlock(v.Conversation, true))
 		if err != nil {
 			return false
 		}
-		c.sent = len(msgs)
+		c.shown = newest(msgs)
 		return c.offer(b)
 	}
+}
+
+// newest is what a viewer remembers of the page it was sent: its last
+// few messages, enough to find them again in the next page.
+func newest(msgs []session.Message) []session.Message {
+	return slices.Clone(msgs[max(len(msgs)-anchorSpan, 0):])
+}
+
+// after returns the messages of page that follow shown (the newest ones a
+// viewer has), found as a run at the latest place it occurs; false when it
+// is not there, or when the viewer has nothing yet but page has (the whole
+// block replaces its "no messages" note). The newest shown message is
+// matched by role and time alone when it has a time: an agent may still be
+// adding to it (Claude joins an answer split over lines), and that is not
+// a new message.
+func after(shown, page []session.Message) ([]session.Message, bool) {
+	if len(shown) == 0 {
+		return nil, len(page) == 0
+	}
+	last := len(shown) - 1
+	for end := len(page); end >= len(shown); end-- {
+		run := page[end-len(shown) : end]
+		same := sameStart(run[last], shown[last])
+		for i := 0; same && i < last; i++ {
+			same = run[i].Role == shown[i].Role && run[i].Text == shown[i].Text && run[i].Time.Equal(shown[i].Time)
+		}
+		if same {
+			return page[end:], true
+		}
+	}
+	return nil, false
+}
+
+// sameStart reports whether a and b are one message, possibly grown.
+func sameStart(a, b session.Message) bool {
+	if a.Role != b.Role {
+		return false
+	}
+	if a.Time.IsZero() || b.Time.IsZero() {
+		return a.Text == b.Text && a.Time.Equal(b.Time)
+	}
+	return a.Time.Equal(b.Time)
 }
 
 // coalesce merges into ch every change already waiting on the channels, so

@@ -131,6 +131,25 @@ func (s *Server) messages(ctx context.Context, e entry) ([]session.Message, erro
 	return msgs, err
 }
 
+// recent is the newest page of a conversation, as RecentMessages answers.
+type recent struct {
+	msgs []session.Message // oldest first
+	// total counts the whole conversation; -1 when it was not counted
+	// (the page was read from the end of a long history).
+	total int
+}
+
+// recentMessages is the newest n messages: what a session's page shows
+// first and its live updates carry. A session known only from its hooks
+// has none yet.
+func (s *Server) recentMessages(ctx context.Context, e entry, n int) (recent, error) {
+	msgs, total, err := s.opts.Sessions.RecentMessages(ctx, e.key(), n)
+	if err != nil && e.card != nil && errors.Is(err, session.ErrNotFound) {
+		return recent{}, nil
+	}
+	return recent{msgs: msgs, total: total}, err
+}
+
 // stateOf is the board's state vocabulary for an entry: the hooks' state
 // when the session has a live card, else what the agent's own files say.
 func stateOf(e entry) (class, label string) {

@@ -260,12 +260,29 @@ func (s *Server) conversationPage(k session.Key, msgs []session.Message, to int)
 	return c
 }
 
-func (s *Server) sessionView(ctx context.Context, e entry, msgs []session.Message) views.Session {
+// newestPage renders the newest page, with a link to the page before it:
+// by index when the conversation was counted, else by an anchor on its
+// first message (see cursor).
+func (s *Server) newestPage(k session.Key, r recent) views.Conversation {
+	c := views.Conversation{Messages: make([]views.Message, 0, len(r.msgs))}
+	for _, m := range r.msgs {
+		c.Messages = append(c.Messages, s.message(m))
+	}
+	switch from := r.total - len(r.msgs); {
+	case r.total < 0 && len(r.msgs) > 0:
+		c.OlderURL = sessionURL(k) + "/messages?before=" + anchorCursor(r.msgs)
+	case r.total >= 0 && from > 0:
+		c.OlderURL = fmt.Sprintf("%s/messages?before=%d", sessionURL(k), from)
+	}
+	return c
+}
+
+func (s *Server) sessionView(ctx context.Context, e entry, r recent) views.Session {
 	v := views.Session{
 		Card:         s.card(e),
 		Model:        e.info.Model,
-		Conversation: s.conversationPage(e.key(), msgs, len(msgs)),
-		Total:        len(msgs),
+		Conversation: s.newestPage(e.key(), r),
+		Total:        r.total,
 	}
 	v.CanResume = s.opts.Hosting != nil && !e.info.Live && (e.card == nil || e.card.State.Over())
 	v.CanDelete = !e.info.Live && (e.card == nil || e.card.State.Over()) && e.info.Path != ""

@@ -27,6 +27,9 @@ type Sessions interface {
 	List(f catalog.Filter) []session.Info
 	Get(ctx context.Context, k session.Key) (session.Info, error)
 	Messages(ctx context.Context, k session.Key) ([]session.Message, error)
+	// RecentMessages is the last n messages and the conversation's length
+	// (-1 when only the end of its history was read).
+	RecentMessages(ctx context.Context, k session.Key, n int) ([]session.Message, int, error)
 	Subscribe() (<-chan catalog.Change, func())
 	// Errors lists the runtimes whose last scan failed (their sessions are
 	// the last good list).

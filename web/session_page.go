@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"github.com/labstack/echo/v5"
 
@@ -44,7 +43,7 @@ func (s *Server) sessionPage(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	msgs, err := s.messages(ctx, e)
+	r, err := s.recentMessages(ctx, e, pageSize)
 	if err != nil {
 		return err
 	}
@@ -53,30 +52,39 @@ func (s *Server) sessionPage(c *echo.Context) error {
 		// dot on.
 		_ = s.live.MarkRead(ctx, k)
 	}
-	v := s.sessionView(ctx, e, msgs)
+	v := s.sessionView(ctx, e, r)
 	p := s.page(c, v.Card.Title)
 	p.WSURL = "/ws?" + url.Values{"view": {"session"}, "runtime": {k.Runtime}, "id": {k.ID}}.Encode()
 	return s.render(c, http.StatusOK, views.SessionPage(p, v))
 }
 
-// olderMessages is the htmx fragment for the page of messages before
-// ?before=N, loaded when the user scrolls up.
+// olderMessages is the htmx fragment for the page of messages before the
+// cursor ?before (see cursor), loaded when the user scrolls up. It reads
+// the whole conversation (cached). When an anchor's message is gone (the
+// conversation was rewound), the page is reloaded rather than showing a
+// page that may not join the one below.
 func (s *Server) olderMessages(c *echo.Context) error {
 	k, err := sessionKey(c)
 	if err != nil {
 		return err
 	}
-	before, err := strconv.Atoi(c.QueryParam("before"))
-	if err != nil || before < 0 {
-		return newError(http.StatusBadRequest, "bad_cursor", "before must be a message index (a whole number ≥ 0).")
+	cur, ok := parseCursor(c.QueryParam("before"))
+	if !ok {
+		return newError(http.StatusBadRequest, "bad_cursor", "before must be a message index (a whole number ≥ 0) or a cursor from the page.")
 	}
-	e, err := s.entry(c.Request().Context(), k)
+	ctx := c.Request().Context()
+	e, err := s.entry(ctx, k)
 	if err != nil {
 		return err
 	}
-	msgs, err := s.messages(c.Request().Context(), e)
+	msgs, err := s.messages(ctx, e)
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.OlderPage(s.conversationPage(k, msgs, before)))
+	to, ok := cur.resolve(msgs)
+	if !ok {
+		c.Response().Header().Set("HX-Refresh", "true")
+		return s.render(c, http.StatusOK, views.OlderGone(sessionURL(k)))
+	}
+	return s.render(c, http.StatusOK, views.OlderPage(s.conversationPage(k, msgs, to)))
 }

@@ -23,8 +23,8 @@ const (
 	wsReadLimit  = 4096
 )
 
-// client is one websocket connection. sent is touched only by the hub
-// goroutine; send is closed only by the hub.
+// client is one websocket connection. shown and screen are touched only by
+// the hub goroutine; send is closed only by the hub.
 type client struct {
 	conn *websocket.Conn
 	// valid re-checks the device session, so a device revoked while its
@@ -33,7 +33,8 @@ type client struct {
 	send  chan []byte
 	view  string
 	key   session.Key
-	sent  int
+	// shown is the newest messages the session viewer was sent (see after).
+	shown []session.Message
 	// screen is the hosted terminal's text last sent (session viewers).
 	screen string
 }

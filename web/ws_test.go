@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -102,11 +101,7 @@ func TestWebsocketPushesBoardAndConversation(t *testing.T) {
 	readUntil(t, board, "a brand new session")
 
 	// A new message in the open session is appended, not re-sent whole.
-	path := writeClaudeSession(t, r.claudeDir, sessionA, "first question about the build", "**Bold** answer with `code`", "<script>alert(1)</script> second prompt", "second answer", "third prompt from the phone test")
-	f, err := os.Stat(path)
-	if err != nil || f.Size() == 0 {
-		t.Fatal(err)
-	}
+	appendClaudeTurns(t, r.sessionPath(sessionA), sessionA, 4, "third prompt from the phone test")
 	got := readUntil(t, sess, "third prompt from the phone test")
 	if !strings.Contains(got, `hx-swap-oob="beforeend"`) || strings.Contains(got, "second answer") {
 		t.Fatalf("append fragment %q", got)

@@ -26,23 +26,27 @@ func (c *Catalog) Messages(ctx context.Context, k session.Key) ([]session.Messag
 	if err != nil {
 		return nil, err
 	}
-	s := c.byName[k.Runtime] // Get succeeded, so the runtime exists
+	msgs, err := c.conversation(ctx, k, info.Path)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(msgs), nil
+}
+
+// conversation is the full conversation of k (whose history is at path),
+// from the memory cache, the disk cache or its scanner. The slice may be
+// the cache's own: callers copy what they hand out.
+func (c *Catalog) conversation(ctx context.Context, k session.Key, path string) ([]session.Message, error) {
 	// Stat before reading: if the file grows during the read, the cached
 	// copy carries the older signature and the next call reads again. The
 	// other order could pin stale content under a current signature.
-	sig, ok := statSignature(info.Path)
+	sig, ok := statSignature(path)
 	if ok {
-		if msgs, hit := c.conv.get(k, sig); hit {
-			return slices.Clone(msgs), nil
-		}
-		if c.disk != nil {
-			if msgs, hit := c.disk.get(k, sig); hit {
-				c.conv.put(k, sig, msgs)
-				return slices.Clone(msgs), nil
-			}
+		if msgs, hit := c.cached(k, sig); hit {
+			return msgs, nil
 		}
 	}
-	msgs, err := s.Conversation(ctx, k.ID)
+	msgs, err := c.byName[k.Runtime].Conversation(ctx, k.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -50,14 +54,30 @@ func (c *Catalog) Messages(ctx context.Context, k session.Key) ([]session.Messag
 	// validate a cached copy against, so it is not cached.
 	if ok {
 		// Cloned so a scanner reusing its slice cannot change the cache.
-		c.conv.put(k, sig, slices.Clone(msgs))
+		msgs = slices.Clone(msgs)
+		c.conv.put(k, sig, msgs)
 		if c.disk != nil {
 			if err := c.disk.put(k, sig, msgs); err != nil {
 				c.log.Debug("conversation not cached on disk", "session", k.String(), "error", err)
 			}
 		}
 	}
-	return slices.Clone(msgs), nil
+	return msgs, nil
+}
+
+// cached is the full conversation read under sig, from memory or disk.
+// The slice is the cache's own.
+func (c *Catalog) cached(k session.Key, sig fileSignature) ([]session.Message, bool) {
+	if msgs, hit := c.conv.get(k, sig); hit {
+		return msgs, true
+	}
+	if c.disk != nil {
+		if msgs, hit := c.disk.get(k, sig); hit {
+			c.conv.put(k, sig, msgs)
+			return msgs, true
+		}
+	}
+	return nil, false
 }
 
 // fileSignature identifies one version of a history file. Size and mtime
@@ -91,7 +111,10 @@ func statSignature(path string) (fileSignature, bool) {
 	return sig, true
 }
 
-// convCache is a small LRU of conversations by session key.
+// convCache is a small LRU of conversations by session key. An entry
+// holds either the whole conversation or, when only the end of the history
+// was read (RecentMessages), its last messages: never both, and a tail is
+// never answered as the whole.
 type convCache struct {
 	mu    sync.Mutex
 	max   int
@@ -102,15 +125,19 @@ type convCache struct {
 type convEntry struct {
 	key  session.Key
 	sig  fileSignature
-	msgs []session.Message
+	full bool              // msgs is the whole conversation
+	msgs []session.Message // the whole conversation, or its last tailN messages
+	// tailN is how many messages were asked of the tail read (msgs may
+	// hold fewer only when the conversation has fewer).
+	tailN int
 }
 
 func newConvCache(max int) *convCache {
 	return &convCache{max: max, order: list.New(), byKey: make(map[session.Key]*list.Element)}
 }
 
-// get returns the cached messages when they were read under sig. The slice
-// is shared: callers clone it before handing it out.
+// get returns the whole conversation when it was read under sig. The
+// slice is shared: callers clone it before handing it out.
 func (cc *convCache) get(k session.Key, sig fileSignature) ([]session.Message, bool) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
@@ -119,11 +146,28 @@ func (cc *convCache) get(k session.Key, sig fileSignature) ([]session.Message, b
 		return nil, false
 	}
 	e := el.Value.(*convEntry)
-	if e.sig != sig {
+	if e.sig != sig || !e.full {
 		return nil, false
 	}
 	cc.order.MoveToFront(el)
 	return e.msgs, true
+}
+
+// getTail returns the last n messages read from the end of the history
+// under sig, when at least n were asked for then. Shared, as get's.
+func (cc *convCache) getTail(k session.Key, sig fileSignature, n int) ([]session.Message, bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	el, ok := cc.byKey[k]
+	if !ok {
+		return nil, false
+	}
+	e := el.Value.(*convEntry)
+	if e.sig != sig || e.full || e.tailN < n {
+		return nil, false
+	}
+	cc.order.MoveToFront(el)
+	return e.msgs[max(len(e.msgs)-n, 0):], true
 }
 
 // drop forgets a session's conversation.
@@ -139,13 +183,31 @@ func (cc *convCache) drop(k session.Key) {
 func (cc *convCache) put(k session.Key, sig fileSignature, msgs []session.Message) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
+	cc.store(&convEntry{key: k, sig: sig, full: true, msgs: msgs})
+}
+
+// putTail keeps the last n messages read under sig, unless the entry
+// already answers at least as much for that signature.
+func (cc *convCache) putTail(k session.Key, sig fileSignature, n int, msgs []session.Message) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
 	if el, ok := cc.byKey[k]; ok {
-		e := el.Value.(*convEntry)
-		e.sig, e.msgs = sig, msgs
+		if e := el.Value.(*convEntry); e.sig == sig && (e.full || e.tailN >= n) {
+			return
+		}
+	}
+	cc.store(&convEntry{key: k, sig: sig, msgs: msgs, tailN: n})
+}
+
+// store puts ne first, in place of k's entry, and evicts past the bound.
+// cc.mu is held.
+func (cc *convCache) store(ne *convEntry) {
+	if el, ok := cc.byKey[ne.key]; ok {
+		el.Value = ne
 		cc.order.MoveToFront(el)
 		return
 	}
-	cc.byKey[k] = cc.order.PushFront(&convEntry{key: k, sig: sig, msgs: msgs})
+	cc.byKey[ne.key] = cc.order.PushFront(ne)
 	for cc.order.Len() > cc.max {
 		last := cc.order.Back()
 		cc.order.Remove(last)

@@ -258,6 +258,94 @@ func BenchmarkPreview50MB(b *testing.B) {
 	}
 }
 
+// firstPageSize is the session page's page (web's pageSize): what it
+// asks RecentMessages for on its first render.
+const firstPageSize = 50
+
+// BenchmarkFirstPage50MB is what the session page does first for the same
+// 50 MB sessions as BenchmarkPreview50MB: catalog.RecentMessages for its
+// first page, on a new catalog and new scanners each iteration, so no
+// conversation cache answers. A runtime whose scanner is a
+// catalog.TailReader reads the end of the file; the others parse it whole.
+// The page must be the last page of the full parse.
+//
+//   - unlisted: as BenchmarkPreview50MB, the catalog has not scanned, so
+//     its Get goes through Scanner.Session (a bookmarked session too old
+//     for the list).
+//   - listed: the catalog has scanned (outside the timer), as when the
+//     page is opened from the board. Its scanners are made once and kept
+//     across iterations, as in a running paddock, so that scan is cheap;
+//     none of them keeps conversations or tails.
+func BenchmarkFirstPage50MB(b *testing.B) {
+	home, big, _ := benchPreview(b)
+	useHome(b, home)
+	ctx := context.Background()
+	for _, rt := range []string{"claude", "codex", "pi", "kimi"} {
+		s := big[rt]
+		k := session.Key{Runtime: rt, ID: s.id}
+		st, err := os.Stat(s.path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		full, err := newCatalog(home, benchLimit).Messages(ctx, k)
+		if err != nil || len(full) < firstPageSize {
+			b.Fatalf("%s: the full parse has %d messages, %v", rt, len(full), err)
+		}
+		want := full[len(full)-firstPageSize:]
+		b.Run(rt, func(b *testing.B) {
+			for _, listed := range []bool{false, true} {
+				name := "unlisted"
+				if listed {
+					name = "listed"
+				}
+				b.Run(name, func(b *testing.B) {
+					var msgs []session.Message
+					var total int
+					var set Set // listed: kept across iterations
+					if listed {
+						set = New(Options{ClaudeDir: paths{home}.claude(), Processes: noProcesses})
+					}
+					for b.Loop() {
+						var c *catalog.Catalog
+						if listed {
+							b.StopTimer()
+							c = catalog.New(catalog.Options{Limit: benchLimit, DisableWatch: true}, set.All...)
+							c.Rescan(ctx)
+							b.StartTimer()
+						} else {
+							c = newCatalog(home, benchLimit)
+						}
+						msgs, total, err = c.RecentMessages(ctx, k, firstPageSize)
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					if !sameMessages(msgs, want) {
+						b.Fatalf("the first page is not the full parse's last %d messages", firstPageSize)
+					}
+					if total >= 0 && total != len(full) {
+						b.Fatalf("total %d, want %d (or -1: not counted)", total, len(full))
+					}
+					tail := 0.0
+					if total < 0 {
+						tail = 1 // read from the tail: the whole was not counted
+					}
+					b.ReportMetric(float64(st.Size())/(1<<20), "MB")
+					b.ReportMetric(tail, "tail")
+				})
+			}
+		})
+	}
+}
+
+// sameMessages compares by role, text and instant (a time's location may
+// differ between two parses).
+func sameMessages(a, b []session.Message) bool {
+	return slices.EqualFunc(a, b, func(x, y session.Message) bool {
+		return x.Role == y.Role && x.Text == y.Text && x.Time.Equal(y.Time)
+	})
+}
+
 // The corpus builder and the grown sessions are what the benchmarks
 // measure: a small corpus must list each runtime's newest sessions, and a
 // few copies of each recording must read as that many conversations, in
