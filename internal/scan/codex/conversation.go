@@ -38,31 +38,44 @@ func readRollout(ctx context.Context, path string, c *conversation) (*conversati
 		return nil, err
 	}
 	defer f.Close()
-	ls := jsonl.NewReader(f, maxLineBytes)
+	bad, err := readRecords(ctx, jsonl.NewReader(f, maxLineBytes), true, c.add)
+	c.badLines += bad
+	return c, err
+}
+
+// readRecords parses every line ls yields and hands each record to add, in
+// file order; a whole rollout and the tail TailConversation reads go
+// through it alike. first says ls starts at the file's first line, the
+// only place of the bare legacy header. Broken and over-long lines are
+// counted in bad and skipped; a read error ends the reading and is
+// returned. The record add gets is only valid during the call: one is
+// reused for every line (a new one each would be an allocation a line).
+func readRecords(ctx context.Context, ls *jsonl.Reader, first bool, add func(*record)) (bad int, err error) {
+	var r record
 	for n := 0; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
-			return c, ctx.Err()
+			return bad, ctx.Err()
 		}
 		line, skipped, err := ls.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return c, nil
+				return bad, nil
 			}
-			return c, err
+			return bad, err
 		}
 		if skipped {
-			c.badLines++
+			bad++
 			continue
 		}
 		if len(line) == 0 {
 			continue
 		}
-		r, err := parseRecord(line, n == 0)
+		r, err = parseRecord(line, first && n == 0)
 		if err != nil {
-			c.badLines++
+			bad++
 			continue
 		}
-		c.add(&r)
+		add(&r)
 	}
 }
 

@@ -14,12 +14,16 @@ import (
 func conversationOf(t *testing.T, ls ...any) []session.Message {
 	t.Helper()
 	h := newHome(t)
-	h.rollout("c0ffee00-0000-4000-8000-000000000001", time.Time{}, lines(ls...)...)
-	msgs, err := newTestScanner(h.dir).Conversation(context.Background(), "c0ffee00-0000-4000-8000-000000000001")
+	path := h.rollout("c0ffee00-0000-4000-8000-000000000001", time.Time{}, lines(ls...)...)
+	s := newTestScanner(h.dir)
+	msgs, err := s.Conversation(context.Background(), "c0ffee00-0000-4000-8000-000000000001")
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkMessages(t, "c0ffee00", msgs)
+	// Every synthetic rollout is also a case of the tail property.
+	checkTail(t, path)
+	checkTailConversation(t, s, "c0ffee00-0000-4000-8000-000000000001", msgs)
 	return msgs
 }
 

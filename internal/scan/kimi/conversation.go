@@ -53,6 +53,11 @@ type fold struct {
 	think      *entry          // the thinking of the open step, once it has some
 	recorded   map[string]bool // tool call and result entries made, by kind and id
 
+	// edge is set when the fold starts at a window's first line instead
+	// of the file's (tail.go): it notes where unread lines could make a
+	// difference.
+	edge *windowEdge
+
 	badLines int
 }
 
@@ -130,6 +135,9 @@ func (f *fold) appendMessage(m wireMessage, t time.Time) {
 
 // add appends an entry made from a context message, or holds it back.
 func (f *fold) add(e *entry) {
+	if f.edge != nil {
+		f.edge.add()
+	}
 	if len(f.pending) > 0 {
 		f.deferred = append(f.deferred, e)
 		return
@@ -214,6 +222,9 @@ func (f *fold) accepts(e loopEvent) bool {
 // settle closes the open step: unanswered tool calls count as interrupted
 // and the held-back messages follow.
 func (f *fold) settle() {
+	if f.edge != nil {
+		f.edge.settle()
+	}
 	f.think = nil
 	if f.open == nil {
 		f.flush()
@@ -233,6 +244,9 @@ func (f *fold) flush() {
 }
 
 func (f *fold) reset() {
+	if f.edge != nil {
+		f.edge.reset()
+	}
 	f.open, f.openStep = nil, ""
 	f.think = nil
 	clear(f.pending)

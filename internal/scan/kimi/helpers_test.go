@@ -223,6 +223,7 @@ func conversation(t testing.TB, s *Scanner, id string) []session.Message {
 	if err != nil {
 		t.Fatalf("Conversation(%s): %v", id, err)
 	}
+	checkTailConversation(t, s, id, msgs) // every session read here is a case of the tail property
 	return msgs
 }
 
