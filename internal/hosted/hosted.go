@@ -138,6 +138,33 @@ type terminal struct {
 	// closing: paddock is closing its window (kill, sleep, restart), so its
 	// disappearance is no crash; guarded by Manager.mu.
 	closing bool
+
+	// statusMu guards the last pane status Health read (see statusTTL).
+	statusMu  sync.Mutex
+	status    tmux.Info
+	statusErr error
+	statusAt  time.Time
+}
+
+// statusTTL is how long one pane status answers Health. A working
+// session's page is re-rendered on every push, several a second while the
+// agent streams, for every open view; each would otherwise ask tmux (a
+// process round trip of a few ms) for what a second cannot change much.
+const statusTTL = time.Second
+
+// paneStatus is Terminals.Status of t's pane, at most statusTTL old.
+func (m *Manager) paneStatus(ctx context.Context, t *terminal) (tmux.Info, error) {
+	t.statusMu.Lock()
+	defer t.statusMu.Unlock()
+	if !t.statusAt.IsZero() && time.Since(t.statusAt) < statusTTL {
+		return t.status, t.statusErr
+	}
+	in, err := m.opts.Terminals.Status(ctx, t.pane)
+	if ctx.Err() != nil {
+		return in, err // cut short: not an answer worth keeping
+	}
+	t.status, t.statusErr, t.statusAt = in, err, time.Now()
+	return in, err
 }
 
 // New returns a Manager.
@@ -1044,7 +1071,7 @@ func (m *Manager) Health(ctx context.Context, c live.Card, now time.Time) (Healt
 			h.Transcript = true
 		}
 	}
-	in, err := m.opts.Terminals.Status(ctx, t.pane)
+	in, err := m.paneStatus(ctx, t)
 	switch {
 	case errors.Is(err, tmux.ErrNoPane), errors.Is(err, tmux.ErrNoServer):
 		h.Hint = "Its terminal is gone: the agent exited or was killed. Resume brings it back."

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,4 +122,50 @@ func standIn(t *testing.T, script string) (*Manager, *tmux.Server, *live.Service
 	go states.Run(runCtx)
 	m := New(Options{Terminals: terms, Live: states, Recipes: runtimes.Recipes(), LookPath: func(string) (string, error) { return agent, nil }})
 	return m, terms, states, dir
+}
+
+// countingTerminals counts the pane status reads that reach tmux.
+type countingTerminals struct {
+	Terminals
+	mu       sync.Mutex
+	statuses int
+}
+
+func (c *countingTerminals) Status(ctx context.Context, p tmux.Pane) (tmux.Info, error) {
+	c.mu.Lock()
+	c.statuses++
+	c.mu.Unlock()
+	return c.Terminals.Status(ctx, p)
+}
+
+func (c *countingTerminals) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.statuses
+}
+
+// A page re-rendered on every push asks tmux about its pane at most once
+// a second, however many renders there are.
+func TestHealthReadsThePaneOncePerTTL(t *testing.T) {
+	ctx := t.Context()
+	m, terms, states, dir := standIn(t, "exec sleep 600")
+	counting := &countingTerminals{Terminals: terms}
+	m.opts.Terminals = counting
+	c, err := m.Create(ctx, Request{Runtime: "pi", Workdir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	card, ok := states.ByTerminal(c.TerminalID)
+	if !ok {
+		t.Fatal("no card for the new terminal")
+	}
+	before := counting.count()
+	for range 20 {
+		if h, err := m.Health(ctx, card, time.Now()); err != nil || !h.Alive {
+			t.Fatalf("health: %+v %v", h, err)
+		}
+	}
+	if got := counting.count() - before; got != 1 {
+		t.Errorf("20 renders within a second asked tmux %d times, want 1", got)
+	}
 }
