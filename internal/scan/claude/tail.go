@@ -6,18 +6,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"math"
-	"os"
 	"slices"
-	"sync/atomic"
 
+	"paddock/internal/scan/tailwin"
 	"paddock/internal/session"
 )
-
-// firstWindow is how much of a transcript's end TailConversation parses
-// first. It holds the newest page of most sessions; a window that cannot
-// answer is doubled.
-const firstWindow = 256 << 10
 
 // TailConversation returns the last n (n < 1 counts as 1) messages of
 // what Conversation returns, oldest first, and whether they are all of it
@@ -30,7 +23,7 @@ func (s *Scanner) TailConversation(ctx context.Context, id string, n int) ([]ses
 	if !ok {
 		return nil, false, session.ErrNotFound
 	}
-	tl, err := tailFile(ctx, c.path, max(n, 1), firstWindow)
+	tl, err := tailFile(ctx, c.path, max(n, 1), tailwin.FirstWindow)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, session.ErrNotFound // removed since find
@@ -60,48 +53,26 @@ type tailRead struct {
 // read with the error that ended a full read early, and nil when the file
 // cannot be read at all.
 func tailFile(ctx context.Context, path string, n int, window int64) (*tailRead, error) {
-	f, err := os.Open(path)
+	f, err := tailwin.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return tailOf(ctx, f, st.Size(), n, window)
-}
-
-// tailOf is tailFile over the first size bytes of f: the file as it was
-// when opened, so lines appended meanwhile cannot mix in.
-func tailOf(ctx context.Context, f io.ReaderAt, size int64, n int, window int64) (*tailRead, error) {
-	w := &tailWindow{f: &countingReader{r: f}, size: size, from: size}
-	changed := false
-	for ; window > 0 && size-window > size/2; window *= 2 {
-		if err := w.extend(size - window); err != nil {
-			changed = true // shrunk or unreadable since the stat
-			break
-		}
+	w := f.Window()
+	for lines := range w.Grow(window) {
 		t := &transcript{}
-		if err := t.read(ctx, bytes.NewReader(w.lines())); err != nil {
+		if err := t.read(ctx, bytes.NewReader(lines)); err != nil {
 			return nil, err // only the context: the window is in memory
 		}
 		if msgs, ok := t.tail(n); ok {
-			return &tailRead{msgs: msgs, badLines: t.badLines, read: w.f.n.Load()}, nil
+			return &tailRead{msgs: msgs, badLines: t.badLines, read: f.Read()}, nil
 		}
 	}
-	// Half the file or more: one whole read costs less than more windows,
-	// and what the windows read is not read again. A file that changed
-	// under the windows is read as it is now, as Conversation would.
-	var all io.Reader = io.MultiReader(io.NewSectionReader(w.f, 0, w.from), bytes.NewReader(w.buf))
-	if changed {
-		all = io.NewSectionReader(w.f, 0, math.MaxInt64)
-	}
-	t, err := readTranscript(ctx, all)
+	whole, end := w.Whole()
+	t, err := readTranscript(ctx, io.NewSectionReader(whole, 0, end))
 	msgs := t.messages()
-	tl := &tailRead{msgs: slices.Clone(msgs[max(len(msgs)-n, 0):]), complete: len(msgs) <= n, badLines: t.badLines}
-	tl.read = w.f.n.Load()
-	return tl, err
+	return &tailRead{msgs: slices.Clone(msgs[max(len(msgs)-n, 0):]), complete: len(msgs) <= n,
+		badLines: t.badLines, read: f.Read()}, err
 }
 
 // tail returns the last n messages of the conversation whose last records
@@ -139,56 +110,4 @@ func (t *transcript) tail(n int) ([]session.Message, bool) {
 		return nil, false
 	}
 	return out[len(out)-n:], true
-}
-
-// tailWindow is the end of a file, read backwards in growing pieces: each
-// byte is read once however often the window grows.
-type tailWindow struct {
-	f    *countingReader
-	size int64
-	from int64  // the window is bytes [from, size)
-	buf  []byte // those bytes
-}
-
-// extend grows the window to start at from, reading only what it lacks.
-func (w *tailWindow) extend(from int64) error {
-	if from >= w.from {
-		return nil
-	}
-	buf := make([]byte, w.size-from)
-	copy(buf[w.from-from:], w.buf)
-	if k, err := w.f.ReadAt(buf[:w.from-from], from); k < int(w.from-from) {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF // the file shrank
-		}
-		return err
-	}
-	w.buf, w.from = buf, from
-	return nil
-}
-
-// lines returns the window's whole lines: all after its first newline,
-// since the window most likely starts inside a line.
-func (w *tailWindow) lines() []byte {
-	if w.from == 0 {
-		return w.buf
-	}
-	i := bytes.IndexByte(w.buf, '\n')
-	if i < 0 {
-		return nil
-	}
-	return w.buf[i+1:]
-}
-
-// countingReader counts the bytes read through it, which tests check to
-// show that a tail read leaves most of a long file unread.
-type countingReader struct {
-	r io.ReaderAt
-	n atomic.Int64
-}
-
-func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
-	k, err := c.r.ReadAt(p, off)
-	c.n.Add(int64(k))
-	return k, err
 }

@@ -3,9 +3,7 @@ package claude
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,27 +13,14 @@ import (
 	"testing"
 
 	"paddock/internal/catalog"
+	"paddock/internal/scan/scantest"
+	"paddock/internal/scan/tailwin"
 	"paddock/internal/session"
 	"paddock/internal/sharedtest"
 )
 
 // The catalog reads a first page through this.
 var _ catalog.TailReader = (*Scanner)(nil)
-
-// tailNs and tailWindows are what every transcript is tail-read with: page
-// sizes from one message to more than any fixture holds, and windows from
-// a few lines (so growing and every edge rule run on small files) to the
-// default.
-var (
-	tailNs      = []int{1, 2, 3, 5, 10, 50, 1000}
-	tailWindows = []int64{64, 200, 1 << 10, 4 << 10, firstWindow}
-)
-
-// tailCase is one transcript for the tail property.
-type tailCase struct {
-	name string
-	data []byte
-}
 
 // TestTailMatchesConversation is the tail read's contract, over every
 // transcript the package's tests read (the shared fixtures, subagent files
@@ -45,69 +30,40 @@ type tailCase struct {
 // is exactly the end of the full parse, and complete says whether it is
 // all of it.
 func TestTailMatchesConversation(t *testing.T) {
+	var cases []scantest.TailCase
+	for _, c := range slices.Concat(fixtureTailCases(t), syntheticTailCases(), randomTailCases(40)) {
+		cases = append(cases, scantest.TailCase{Name: c.name, Data: c.data})
+	}
+	tailer(t).Files(t, cases, tailwin.FirstWindow, maxLineBytes)
+}
+
+// tailer is the tail property's two reads of a transcript, whole and from
+// its end. Every transcript checked reads whole.
+func tailer(t testing.TB) scantest.Tailer {
 	ctx := context.Background()
-	cases := slices.Concat(fixtureTailCases(t), syntheticTailCases(), randomTailCases(40))
-	dir := t.TempDir()
-	fromWindow, reads := 0, 0 // reads answered before the whole file was read; all reads
-	for i, c := range cases {
-		path := filepath.Join(dir, fmt.Sprintf("%03d.jsonl", i))
-		if err := os.WriteFile(path, c.data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		full, _, err := conversation(ctx, path)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		ns, windows := tailNs, tailWindows
-		if len(c.data) > 64<<10 {
-			// The smallest windows are for the edge rules on small files;
-			// on long ones they only add reads under -race.
-			windows = []int64{1 << 10, firstWindow}
-		}
-		if len(c.data) > maxLineBytes {
-			// An over-long line: every window and page would parse its
-			// 8 MB again, dozens of times; a few reads show it is skipped
-			// alike.
-			ns, windows = []int{1, 1000}, []int64{firstWindow}
-		}
-		for _, window := range windows {
-			for _, n := range ns {
-				tl, err := tailFile(ctx, path, n, window)
-				if err != nil {
-					t.Fatalf("%s n=%d window=%d: %v", c.name, n, window, err)
-				}
-				want := full[max(len(full)-n, 0):]
-				if !sameMessages(tl.msgs, want) || tl.complete != (len(full) <= n) {
-					t.Errorf("%s n=%d window=%d: got %d messages (complete %v) %q\nwant %d of %d %q",
-						c.name, n, window, len(tl.msgs), tl.complete, texts(tl.msgs), len(want), len(full), texts(want))
-				}
-				reads++
-				if tl.read < int64(len(c.data)) {
-					fromWindow++
-				}
+	return scantest.Tailer{
+		Full: func(path string) ([]session.Message, error) {
+			msgs, _, err := conversation(ctx, path)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
 			}
-		}
-	}
-	t.Logf("%d cases, %d of %d reads from a window", len(cases), fromWindow, reads)
-	// The property is only worth something if windows answered, not the
-	// whole-file fallback every time.
-	if fromWindow < len(cases) {
-		t.Errorf("only %d tail reads of %d cases answered from a window", fromWindow, len(cases))
+			return msgs, nil
+		},
+		Tail: func(path string, n int, window int64) (*scantest.TailRead, error) {
+			tl, err := tailFile(ctx, path, n, window)
+			if tl == nil {
+				return nil, err
+			}
+			return &scantest.TailRead{Msgs: tl.msgs, Complete: tl.complete, Read: tl.read}, err
+		},
+		EachByteOnce: true,
 	}
 }
 
-func sameMessages(a, b []session.Message) bool {
-	return slices.EqualFunc(a, b, func(x, y session.Message) bool {
-		return x.Role == y.Role && x.Text == y.Text && x.Time.Equal(y.Time)
-	})
-}
-
-func texts(msgs []session.Message) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = string(m.Role[0]) + ":" + m.Text[:min(len(m.Text), 24)]
-	}
-	return out
+// tailCase is one transcript for the tail property.
+type tailCase struct {
+	name string
+	data []byte
 }
 
 // fixtureTailCases returns every .jsonl of the shared Claude fixtures
@@ -122,18 +78,12 @@ func fixtureTailCases(t *testing.T) []tailCase {
 	}
 	roots = append(roots, claudeRecordings(t)...)
 	var out []tailCase
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			out = append(out, tailCase{path, data})
-			return err
-		})
+	for _, path := range scantest.JSONLFiles(t, roots...) {
+		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		out = append(out, tailCase{path, data})
 	}
 	return out
 }
@@ -394,27 +344,9 @@ func TestTailConversation(t *testing.T) {
 	if err != nil || len(all) != 6 {
 		t.Fatalf("Conversation = %d messages, %v", len(all), err)
 	}
-	for _, n := range []int{-1, 0, 1, 5, 6, 7} {
-		msgs, complete, err := s.TailConversation(ctx, "s1", n)
-		k := min(max(n, 1), len(all))
-		if err != nil || !sameMessages(msgs, all[len(all)-k:]) || complete != (k == len(all)) {
-			t.Errorf("TailConversation(%d) = %q, %v, %v", n, texts(msgs), complete, err)
-		}
-	}
-	for _, id := range []string{"missing", "../p/s1", ""} {
-		if _, _, err := s.TailConversation(ctx, id, 5); !errors.Is(err, session.ErrNotFound) {
-			t.Errorf("TailConversation(%q) = %v, want ErrNotFound", id, err)
-		}
-	}
-	canceled, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, _, err := s.TailConversation(canceled, "s1", 5); !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled: %v", err)
-	}
+	scantest.CheckTailConversation(t, s.TailConversation, "s1", all, []int{-1, 0, 1, 5, 6, 7})
 	writeSession(t, dir, "p", "empty")
-	if msgs, complete, err := s.TailConversation(ctx, "empty", 5); err != nil || len(msgs) != 0 || !complete {
-		t.Errorf("empty: %v, %v, %v", msgs, complete, err)
-	}
+	scantest.CheckTailErrors(t, s.TailConversation, "s1", []string{"missing", "../p/s1", ""}, "empty")
 }
 
 func threeTurns() []string {
@@ -428,29 +360,7 @@ func threeTurns() []string {
 // TestTailReadsLittle grows a recorded session to 8 MB: its newest page
 // must come from a small window at the end, not from reading the file.
 func TestTailReadsLittle(t *testing.T) {
-	path := grownTranscript(t, 8<<20)
-	ctx := context.Background()
-	full, _, err := conversation(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []int{1, 50} {
-		tl, err := tailFile(ctx, path, n, firstWindow)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !sameMessages(tl.msgs, full[len(full)-n:]) || tl.complete {
-			t.Errorf("n=%d: %q, want %q", n, texts(tl.msgs), texts(full[len(full)-n:]))
-		}
-		if tl.read > st.Size()/4 {
-			t.Errorf("n=%d: read %d of %d bytes", n, tl.read, st.Size())
-		}
-		t.Logf("n=%d: read %d KiB of %d MiB", n, tl.read>>10, st.Size()>>20)
-	}
+	tailer(t).ReadsLittle(t, grownTranscript(t, 8<<20), tailwin.FirstWindow)
 }
 
 // BenchmarkTail50MB reads the first page (the newest 50 messages) of a
@@ -463,7 +373,7 @@ func BenchmarkTail50MB(b *testing.B) {
 		var tl *tailRead
 		for b.Loop() {
 			var err error
-			if tl, err = tailFile(ctx, path, 50, firstWindow); err != nil || len(tl.msgs) != 50 {
+			if tl, err = tailFile(ctx, path, 50, tailwin.FirstWindow); err != nil || len(tl.msgs) != 50 {
 				b.Fatal(err)
 			}
 		}

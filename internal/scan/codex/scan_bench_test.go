@@ -190,29 +190,12 @@ func TestBenchTree(t *testing.T) {
 // 128 KB tool output, the shape of a long working session (issue 7 §11).
 // The whole file is read; the outputs are skipped, not decoded.
 func BenchmarkConversation50MB(b *testing.B) {
-	h := newHome(b)
-	output := strings.Repeat("build log line with some text in it\n", 128<<10/36)
-	var ls []any
-	ls = append(ls, meta(0, id(1), "/p"))
-	for n := 0; n < 400; n++ {
-		ls = append(ls, turn(n*4, fmt.Sprintf("prompt %d", n), "working on it")...)
-		ls = append(ls,
-			env(n*4+2, "response_item", map[string]any{"type": "function_call", "name": "exec_command", "arguments": `{"cmd":"make"}`, "call_id": "c"}),
-			env(n*4+2, "response_item", map[string]any{"type": "function_call_output", "call_id": "c", "output": output}),
-			agentItem(n*4+3, "done"), respMsg(n*4+3, "assistant", "done"))
-	}
-	path := h.rollout(id(1), time.Time{}, ls...)
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(Options{Dir: h.dir})
-	ctx := context.Background()
+	s, mb := bigRolloutScanner(b)
 	for b.Loop() {
-		msgs, err := s.Conversation(ctx, id(1))
+		msgs, err := s.Conversation(context.Background(), id(1))
 		if err != nil || len(msgs) != 1200 {
 			b.Fatalf("%d messages, %v", len(msgs), err)
 		}
 	}
-	b.ReportMetric(float64(st.Size())/(1<<20), "MB")
+	b.ReportMetric(mb, "MB")
 }

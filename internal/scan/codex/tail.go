@@ -6,17 +6,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 
 	"paddock/internal/scan/jsonl"
+	"paddock/internal/scan/tailwin"
 	"paddock/internal/session"
 )
-
-// tailWindow is how much of a rollout's end TailConversation reads first.
-// A window that does not settle the last n messages is doubled, down to
-// the start of the file if need be (issue 7 §11: the first page of a
-// 50 MB session must not wait for a full parse).
-const tailWindow = 256 << 10
 
 // TailConversation returns the last n messages of Conversation(id) and
 // whether they are all of it, reading the rollout from its end
@@ -29,7 +23,7 @@ func (s *Scanner) TailConversation(ctx context.Context, id string, n int) ([]ses
 		}
 		return nil, false, session.ErrNotFound
 	}
-	t, err := readTail(ctx, c.path, max(n, 1), tailWindow)
+	t, err := readTail(ctx, c.path, max(n, 1), tailwin.FirstWindow)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, session.ErrNotFound // removed since find
@@ -67,27 +61,23 @@ type tail struct {
 // where state carried from earlier lines matters (windowMessages), and
 // then the window grows.
 func readTail(ctx context.Context, path string, n int, window int64) (tail, error) {
-	f, err := os.Open(path)
+	f, err := tailwin.Open(path)
 	if err != nil {
 		return tail{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return tail{}, err
-	}
-	// A line appended from now on is left for the next read.
-	next := segment{end: st.Size()}
+	next := segment{end: f.Size()}
 	var t tail
 	var recs []record // the conversation records from next.end on, in file order
 	for {
-		start := max(st.Size()-window, 0)
-		seg, err := readSegment(ctx, f, start, next, &t.read)
+		start := max(f.Size()-window, 0)
+		seg, err := readSegment(ctx, f, start, next)
 		if err != nil {
 			return tail{}, err
 		}
 		recs = append(seg.recs, recs...)
 		next = seg
+		t.read = f.Read()
 		if start == 0 {
 			c := &conversation{}
 			for i := range recs {
@@ -124,7 +114,7 @@ type segment struct {
 // after being the segment read before (the one after this in the file).
 // Unless start is 0 it begins mid-line: the partial first line is
 // dropped; the segment before this one reads it.
-func readSegment(ctx context.Context, f *os.File, start int64, after segment, read *int64) (segment, error) {
+func readSegment(ctx context.Context, f *tailwin.File, start int64, after segment) (segment, error) {
 	end, carry := after.end, after.carry
 	if start >= end {
 		return segment{end: end, carry: carry, cut: after.cut}, nil
@@ -139,7 +129,7 @@ func readSegment(ctx context.Context, f *os.File, start int64, after segment, re
 		carry = nil // cannot happen: carry is one line and start is before it
 	}
 	disk := end - int64(len(carry))
-	cr := &countingReader{r: io.NewSectionReader(f, start, disk-start), n: read}
+	cr := &lastByteReader{r: io.NewSectionReader(f, start, disk-start)}
 	size := end - start
 	ls := jsonl.NewReader(io.MultiReader(cr, bytes.NewReader(carry)), maxLineBytes)
 	// unfinished: the last line read has no newline at the end of the
@@ -244,16 +234,15 @@ func lastN(msgs []session.Message, n int) []session.Message {
 	return append([]session.Message(nil), msgs[max(len(msgs)-n, 0):]...)
 }
 
-// countingReader counts the bytes read through it and keeps the last.
-type countingReader struct {
+// lastByteReader keeps the last byte read through it, which tells
+// whether the part read ended with a newline.
+type lastByteReader struct {
 	r    io.Reader
-	n    *int64
 	last byte
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
+func (c *lastByteReader) Read(p []byte) (int, error) {
 	k, err := c.r.Read(p)
-	*c.n += int64(k)
 	if k > 0 {
 		c.last = p[k-1]
 	}

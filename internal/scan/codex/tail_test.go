@@ -3,76 +3,50 @@ package codex
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"paddock/internal/catalog"
+	"paddock/internal/scan/scantest"
+	"paddock/internal/scan/tailwin"
 	"paddock/internal/session"
 )
 
 // The catalog reads first pages through it.
 var _ catalog.TailReader = (*Scanner)(nil)
 
-// tailNs are the page sizes every tail check asks for.
-var tailNs = []int{1, 2, 3, 5, 10, 50, 1000}
-
-// tailWindows returns the first windows a check tries on a file of size
-// bytes. A window that doubles from 1, 3 and 5 bytes starts inside and
-// between many lines and grows many times (it passes 64 bytes, the real
-// tailWindow and every other power of two on the way); files up to
-// 32 KiB also get Fibonacci-spaced ones up to their size. Files over
-// 1 MiB (a line over maxLineBytes) get none: checkTailConversation reads
-// them with the real window, and each read reads megabytes.
-func tailWindows(size int64) []int64 {
-	switch {
-	case size > 1<<20:
-		return nil
-	case size > 32<<10:
-		return []int64{1, 3, 5}
-	}
-	ws := []int64{1, 3, 5, 7, 11}
-	for a, b := int64(8), int64(13); a < size+8; a, b = b, a+b {
-		ws = append(ws, a)
-	}
-	return ws
-}
-
-// checkTail asserts the tail property on the rollout at path: for every
-// page size and first window, readTail returns exactly the last n messages
-// of a full read, and complete says whether that is all of them.
+// checkTail asserts the tail property on the rollout at path with first
+// windows from a few bytes (scantest.TailCheck): readTail returns exactly
+// the last n messages of a full read, complete says whether that is all
+// of them, and no byte is read twice.
 func checkTail(t testing.TB, path string) {
 	t.Helper()
+	c := tailer(t).Check(t, path)
+	c.Windows = scantest.TailWindows(c.Size)
+	c.Run(t)
+}
+
+// tailer is the tail property's two reads of a rollout, whole and from its
+// end. Every rollout checked reads whole.
+func tailer(t testing.TB) scantest.Tailer {
 	ctx := context.Background()
-	conv, err := readConversation(ctx, path)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range tailWindows(st.Size()) {
-		for _, n := range tailNs {
-			got, err := readTail(ctx, path, n, w)
+	return scantest.Tailer{
+		Full: func(path string) ([]session.Message, error) {
+			conv, err := readConversation(ctx, path)
 			if err != nil {
-				t.Fatalf("%s: readTail(n=%d, window=%d): %v", path, n, w, err)
+				t.Fatalf("%s: %v", path, err)
 			}
-			want := conv.msgs[max(len(conv.msgs)-n, 0):]
-			if !slices.Equal(got.msgs, want) || got.complete != (len(conv.msgs) <= n) {
-				t.Fatalf("%s: readTail(n=%d, window=%d) = %q complete=%v,\nwant %q complete=%v",
-					filepath.Base(path), n, w, texts(got.msgs), got.complete, texts(want), len(conv.msgs) <= n)
-			}
-			if got.read > st.Size() { // each byte once
-				t.Fatalf("%s: read %d bytes of a %d-byte file", path, got.read, st.Size())
-			}
-		}
+			return conv.msgs, nil
+		},
+		Tail: func(path string, n int, window int64) (*scantest.TailRead, error) {
+			got, err := readTail(ctx, path, n, window)
+			return &scantest.TailRead{Msgs: got.msgs, Complete: got.complete, Read: got.read}, err
+		},
+		EachByteOnce: true,
 	}
 }
 
@@ -81,13 +55,7 @@ func checkTail(t testing.TB, path string) {
 // Conversation(id) returned.
 func checkTailConversation(t testing.TB, s *Scanner, id string, msgs []session.Message) {
 	t.Helper()
-	for _, n := range tailNs {
-		got, complete, err := s.TailConversation(context.Background(), id, n)
-		want := msgs[max(len(msgs)-n, 0):]
-		if err != nil || !slices.Equal(got, want) || complete != (len(msgs) <= n) {
-			t.Fatalf("TailConversation(%s, %d) = %q, %v, %v; want %q, %v", id, n, texts(got), complete, err, texts(want), len(msgs) <= n)
-		}
-	}
+	scantest.CheckTailConversation(t, s.TailConversation, id, msgs, scantest.TailNs())
 }
 
 // Every rollout of the fixtures the package's tests read: the recording
@@ -95,23 +63,9 @@ func checkTailConversation(t testing.TB, s *Scanner, id string, msgs []session.M
 // (modern, 2025-era and bare legacy rollouts), and every other JSONL file
 // there, which must at least agree on reading nothing.
 func TestTailFixtures(t *testing.T) {
-	roots := []string{
-		repoRecording,
+	paths := scantest.JSONLFiles(t, repoRecording,
 		sharedtestFixtures(t, "real", "codex-0.169.0"),
-		sharedtestFixtures(t, "public", "codex"),
-	}
-	var paths []string
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
-				paths = append(paths, path)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+		sharedtestFixtures(t, "public", "codex"))
 	if len(paths) < 15 {
 		t.Fatalf("only %d fixture files", len(paths))
 	}
@@ -177,26 +131,9 @@ func TestTailWindowEdges(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			conv := must(readConversation(context.Background(), path))
-			size := int64(len(data))
-			for off := 0; off < len(data); off++ {
-				if off > 0 && data[off-1] != '\n' {
-					continue
-				}
-				for d := int64(-2); d <= 2; d++ {
-					w := size - int64(off) + d
-					if w < 1 {
-						continue
-					}
-					for _, n := range tailNs {
-						got, err := readTail(context.Background(), path, n, w)
-						want := conv.msgs[max(len(conv.msgs)-n, 0):]
-						if err != nil || !slices.Equal(got.msgs, want) || got.complete != (len(conv.msgs) <= n) {
-							t.Fatalf("window %d (line at %d%+d), n=%d: %v %v %v,\nwant %v", w, off, d, n, got.msgs, got.complete, err, want)
-						}
-					}
-				}
-			}
+			edges := tailer(t).Check(t, path)
+			edges.Windows = scantest.EdgeWindows(data)
+			edges.Run(t)
 			checkTail(t, path)
 		})
 	}
@@ -222,23 +159,16 @@ func TestTailLongLine(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHome(t)
 			path := h.rollout(id(1), time.Time{}, c.lines...)
-			conv := must(readConversation(context.Background(), path))
-			for _, m := range conv.msgs {
+			check := tailer(t).Check(t, path)
+			for _, m := range check.Full {
 				if m.Text == "NOT SHOWN" {
 					t.Fatal("the full read shows the long line")
 				}
 			}
 			// Two messages come after the line and one or two before it:
 			// a page of two must read past it, and so must the whole.
-			for _, w := range []int64{64, 1000} {
-				for _, n := range []int{2, 1000} {
-					got, err := readTail(context.Background(), path, n, w)
-					want := conv.msgs[max(len(conv.msgs)-n, 0):]
-					if err != nil || !slices.Equal(got.msgs, want) || got.complete != (len(conv.msgs) <= n) {
-						t.Fatalf("window %d, n=%d: %q %v %v, want %q", w, n, texts(got.msgs), got.complete, err, texts(want))
-					}
-				}
-			}
+			check.Ns, check.Windows = []int{2, 1000}, []int64{64, 1000}
+			check.Run(t)
 		})
 	}
 }
@@ -256,26 +186,25 @@ func TestTailSegmentInsideLongLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte(first+long), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
+	f, err := tailwin.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	ctx := context.Background()
-	var read int64
 	// As if a later segment had found the long line too long at 2000
 	// bytes into it.
 	cutAt := int64(len(first) + 2000)
-	seg, err := readSegment(ctx, f, int64(len(first)+1000), segment{end: cutAt, cut: true}, &read)
+	seg, err := readSegment(ctx, f, int64(len(first)+1000), segment{end: cutAt, cut: true})
 	if err != nil || !seg.cut || seg.end != cutAt || len(seg.recs) != 0 {
 		t.Fatalf("inside the line: %+v, %v", seg, err)
 	}
-	seg, err = readSegment(ctx, f, 0, seg, &read)
+	seg, err = readSegment(ctx, f, 0, seg)
 	if err != nil || len(seg.recs) != 1 || seg.recs[0].msg.text != "kept" {
 		t.Fatalf("before it: %+v, %v", seg.recs, err)
 	}
-	if read != cutAt {
-		t.Errorf("read %d bytes, want %d", read, cutAt)
+	if f.Read() != cutAt {
+		t.Errorf("read %d bytes, want %d", f.Read(), cutAt)
 	}
 }
 
@@ -286,13 +215,6 @@ func mustRead(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
 }
 
 // A window's answer is trusted only when it settles the page; these
@@ -333,26 +255,15 @@ func TestTailStopsEarly(t *testing.T) {
 func TestTailBigRollout(t *testing.T) {
 	h := newHome(t)
 	path := writeBigRollout(t, h)
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := newTestScanner(h.dir)
 	msgs, err := s.Conversation(context.Background(), id(1))
 	if err != nil || len(msgs) != 1200 {
 		t.Fatalf("%d messages, %v", len(msgs), err)
 	}
-	for _, n := range []int{1, 50} {
-		got, err := readTail(context.Background(), path, n, tailWindow)
-		if err != nil || !slices.Equal(got.msgs, msgs[len(msgs)-n:]) || got.complete {
-			t.Fatalf("n=%d: %q, %v", n, texts(got.msgs), err)
-		}
-		// 50 messages are 17 turns of 128 KB: the window grows to 4 MiB.
-		if got.read > 5<<20 || got.read*10 > st.Size() {
-			t.Errorf("n=%d: read %d of %d bytes", n, got.read, st.Size())
-		}
-		t.Logf("n=%d: read %d of %d bytes", n, got.read, st.Size())
-	}
+	c := tailer(t).Check(t, path)
+	// 50 messages are 17 turns of 128 KB: the window grows to 4 MiB.
+	c.Ns, c.Windows, c.MaxRead = []int{1, 50}, []int64{tailwin.FirstWindow}, min(5<<20, c.Size/10)
+	c.Run(t)
 	checkTailConversation(t, s, id(1), msgs)
 }
 
@@ -361,22 +272,9 @@ func TestTailConversationErrors(t *testing.T) {
 	h.rollout(id(1), time.Time{}, lines(meta(0, id(1), "/p"), turn(1, "one", "1"))...)
 	h.rollout(id(2), time.Time{}, meta(0, id(2), "/p"))
 	s := newTestScanner(h.dir)
-	ctx := context.Background()
-	for _, bad := range []string{"", "nope", "../../etc/passwd", "*", id(3)} {
-		if _, _, err := s.TailConversation(ctx, bad, 5); !errors.Is(err, session.ErrNotFound) {
-			t.Errorf("TailConversation(%q) = %v, want ErrNotFound", bad, err)
-		}
-	}
-	if msgs, complete, err := s.TailConversation(ctx, id(2), 5); err != nil || len(msgs) != 0 || !complete {
-		t.Errorf("empty rollout: %v, %v, %v", msgs, complete, err)
-	}
-	if msgs, complete, err := s.TailConversation(ctx, id(1), 0); err != nil || len(msgs) != 1 || complete {
+	scantest.CheckTailErrors(t, s.TailConversation, id(1), []string{"", "nope", "../../etc/passwd", "*", id(3)}, id(2))
+	if msgs, complete, err := s.TailConversation(context.Background(), id(1), 0); err != nil || len(msgs) != 1 || complete {
 		t.Errorf("n=0 (read as 1): %q, %v, %v", texts(msgs), complete, err)
-	}
-	canceled, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, _, err := s.TailConversation(canceled, id(1), 5); !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled: %v", err)
 	}
 }
 
@@ -397,22 +295,26 @@ func writeBigRollout(t testing.TB, h *home) string {
 	return h.rollout(id(1), time.Time{}, ls...)
 }
 
-// BenchmarkTail50MB reads the first preview page (50 messages) of the
-// rollout BenchmarkConversation50MB loads whole.
-func BenchmarkTail50MB(b *testing.B) {
+// bigRolloutScanner writes writeBigRollout's rollout and returns a
+// Scanner over it and the rollout's size in MB.
+func bigRolloutScanner(b *testing.B) (*Scanner, float64) {
 	h := newHome(b)
-	path := writeBigRollout(b, h)
-	st, err := os.Stat(path)
+	st, err := os.Stat(writeBigRollout(b, h))
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := New(Options{Dir: h.dir})
-	ctx := context.Background()
+	return New(Options{Dir: h.dir}), float64(st.Size()) / (1 << 20)
+}
+
+// BenchmarkTail50MB reads the first preview page (50 messages) of the
+// rollout BenchmarkConversation50MB loads whole.
+func BenchmarkTail50MB(b *testing.B) {
+	s, mb := bigRolloutScanner(b)
 	for b.Loop() {
-		msgs, complete, err := s.TailConversation(ctx, id(1), 50)
+		msgs, complete, err := s.TailConversation(context.Background(), id(1), 50)
 		if err != nil || len(msgs) != 50 || complete {
 			b.Fatalf("%d messages, %v", len(msgs), err)
 		}
 	}
-	b.ReportMetric(float64(st.Size())/(1<<20), "MB")
+	b.ReportMetric(mb, "MB")
 }

@@ -3,8 +3,6 @@ package kimi
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -334,17 +332,8 @@ func (f *fold) read(ctx context.Context, path string) error {
 	}
 	defer file.Close()
 	ls := jsonl.NewReader(file, maxLineBytes).KeepLong(keepTypes(convTypes))
-	for n := 0; ; n++ {
-		if n%2048 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		line, oversize, err := ls.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return eachLine(ctx, ls, func(line []byte, oversize bool) bool {
 		f.line(line, oversize)
-	}
+		return true
+	})
 }

@@ -331,19 +331,10 @@ func (l *legacyFold) read(ctx context.Context, path string) error {
 		keep = keepLegacyEvents
 	}
 	ls := jsonl.NewReader(f, maxLineBytes).KeepLong(keep)
-	for n := 0; ; n++ {
-		if n%2048 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		line, oversize, err := ls.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return eachLine(ctx, ls, func(line []byte, oversize bool) bool {
 		l.line(line, oversize)
-	}
+		return true
+	})
 }
 
 func (l *legacyFold) line(line []byte, oversize bool) {

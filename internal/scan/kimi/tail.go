@@ -6,18 +6,12 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"time"
 
 	"paddock/internal/scan/jsonl"
+	"paddock/internal/scan/tailwin"
 	"paddock/internal/session"
 )
-
-// tailWindow is how much of a history file's end TailConversation folds
-// first. A window that does not settle the last n messages is doubled,
-// down to the start of the file if need be (issue 7 §11: the first page
-// of a 50 MB session must not wait for a full parse).
-const tailWindow = 256 << 10
 
 // TailConversation returns the last n messages of Conversation(id) and
 // whether they are all of it, folding only the end of the history file
@@ -34,9 +28,9 @@ func (s *Scanner) TailConversation(ctx context.Context, id string, n int) ([]ses
 	var t tail
 	var err error
 	if c.layout == current {
-		t, err = wireTail(ctx, c.path, n, tailWindow)
+		t, err = wireTail(ctx, c.path, n, tailwin.FirstWindow)
 	} else {
-		t, err = legacyTail(ctx, c.path, n, tailWindow)
+		t, err = legacyTail(ctx, c.path, n, tailwin.FirstWindow)
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -86,24 +80,19 @@ type tail struct {
 //     window's first (clockHolds), so every one is looked at, without
 //     being decoded; when one is later, the whole file is folded.
 func wireTail(ctx context.Context, path string, n int, window int64) (tail, error) {
-	f, err := os.Open(path)
+	f, err := tailwin.Open(path)
 	if err != nil {
 		return tail{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return tail{}, err
-	}
-	size := st.Size() // a line appended from now on is left for the next read
 	var t tail
 	for {
-		start := max(size-window, 0)
+		start := max(f.Size()-window, 0)
 		fo := newFold()
 		if start > 0 {
 			fo.edge = &windowEdge{}
 		}
-		lineStart, err := readWindow(ctx, f, start, size, keepTypes(convTypes), &t.folded, fo.line)
+		lineStart, err := readWindow(ctx, f, start, keepTypes(convTypes), fo.line)
 		if err != nil {
 			return tail{}, err
 		}
@@ -111,6 +100,7 @@ func wireTail(ctx context.Context, path string, n int, window int64) (tail, erro
 		if start == 0 {
 			t.msgs = lastN(msgs, n)
 			t.complete = len(t.msgs) == len(msgs)
+			t.folded = f.Read() - t.scanned
 			return t, nil
 		}
 		window *= 2
@@ -119,15 +109,18 @@ func wireTail(ctx context.Context, path string, n int, window int64) (tail, erro
 			continue
 		}
 		last := lastN(msgs, n)
-		holds, err := clockHolds(ctx, f, lineStart, last, &t.scanned)
+		scanned := f.Read()
+		holds, err := clockHolds(ctx, f, lineStart, last)
+		t.scanned += f.Read() - scanned
 		if err != nil {
 			return tail{}, err
 		}
 		if !holds {
-			window = size // the clock ran backwards: only the whole file tells
+			window = f.Size() // the clock ran backwards: only the whole file tells
 			continue
 		}
 		t.msgs = last
+		t.folded = f.Read() - t.scanned
 		return t, nil
 	}
 }
@@ -166,7 +159,7 @@ func (w *windowEdge) reset() {
 // starts at end: none has a time later than the first of msgs that has
 // one. It reads every line before end but decodes none that ends the way
 // kimi-code writes every record (entryTime).
-func clockHolds(ctx context.Context, f *os.File, end int64, msgs []session.Message, read *int64) (bool, error) {
+func clockHolds(ctx context.Context, f *tailwin.File, end int64, msgs []session.Message) (bool, error) {
 	var first time.Time
 	for _, m := range msgs {
 		if !m.Time.IsZero() {
@@ -177,8 +170,7 @@ func clockHolds(ctx context.Context, f *os.File, end int64, msgs []session.Messa
 	if first.IsZero() {
 		return true, nil // timeless messages keep their zero time
 	}
-	cr := &countingReader{r: io.NewSectionReader(f, 0, end), n: read}
-	ls := jsonl.NewReader(cr, maxLineBytes).KeepLong(keepTypes(convTypes))
+	ls := jsonl.NewReader(io.NewSectionReader(f, 0, end), maxLineBytes).KeepLong(keepTypes(convTypes))
 	holds := true
 	err := eachLine(ctx, ls, func(line []byte, oversize bool) bool {
 		if !oversize && entryTime(line).After(first) {
@@ -238,45 +230,38 @@ func trailingTime(line []byte) ([]byte, bool) {
 // message or not on its own and none has a time: a window's messages are
 // the last of the file's as they are.
 func legacyTail(ctx context.Context, path string, n int, window int64) (tail, error) {
-	f, err := os.Open(path)
+	f, err := tailwin.Open(path)
 	if err != nil {
 		return tail{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return tail{}, err
-	}
-	size := st.Size()
-	var t tail
 	for {
-		start := max(size-window, 0)
+		start := max(f.Size()-window, 0)
 		l := &legacyFold{}
-		if _, err := readWindow(ctx, f, start, size, keepLegacy, &t.folded, l.line); err != nil {
+		if _, err := readWindow(ctx, f, start, keepLegacy, l.line); err != nil {
 			return tail{}, err
 		}
 		// More than n: one is before the page, so it is not complete.
 		if start == 0 || len(l.msgs) > n {
-			t.msgs = lastN(l.msgs, n)
-			t.complete = len(t.msgs) == len(l.msgs)
-			return t, nil
+			msgs := lastN(l.msgs, n)
+			return tail{msgs: msgs, complete: len(msgs) == len(l.msgs), folded: f.Read()}, nil
 		}
 		window *= 2
 	}
 }
 
 // readWindow hands fn every line of f from the first one that starts at
-// or after start to size (the first whole line: unless start is 0 the
+// or after start to its end (the first whole line: unless start is 0 the
 // partial line before it is dropped), and returns where that line starts.
-func readWindow(ctx context.Context, f *os.File, start, size int64, keep func([]byte) bool, read *int64, fn func(line []byte, oversize bool)) (lineStart int64, err error) {
+func readWindow(ctx context.Context, f *tailwin.File, start int64, keep func([]byte) bool, fn func(line []byte, oversize bool)) (lineStart int64, err error) {
+	size := f.Size()
 	partial := start > 0
 	if partial {
 		// One byte early: when start is a line's start, the dropped
 		// "partial line" is only the newline before it.
 		start--
 	}
-	cr := &countingReader{r: io.NewSectionReader(f, start, size-start), n: read}
-	ls := jsonl.NewReader(cr, maxLineBytes).KeepLong(keep)
+	ls := jsonl.NewReader(io.NewSectionReader(f, start, size-start), maxLineBytes).KeepLong(keep)
 	if partial {
 		if _, _, err := ls.Next(); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -293,8 +278,9 @@ func readWindow(ctx context.Context, f *os.File, start, size int64, keep func([]
 	return lineStart, err
 }
 
-// eachLine hands fn the lines of ls until fn returns false, as fold.read
-// and legacyFold.read hand their fold's line method every line. A read
+// eachLine hands fn the lines of ls until fn returns false: the one loop
+// of every read here, whole (fold.read, legacyFold.read) or of a window,
+// so that each checks the context and ends on a read error alike. A read
 // error stops early and is returned.
 func eachLine(ctx context.Context, ls *jsonl.Reader, fn func(line []byte, oversize bool) bool) error {
 	for n := 0; ; n++ {
@@ -317,16 +303,4 @@ func eachLine(ctx context.Context, ls *jsonl.Reader, fn func(line []byte, oversi
 // lastN returns a copy of the last n of msgs (all when there are fewer).
 func lastN(msgs []session.Message, n int) []session.Message {
 	return append([]session.Message(nil), msgs[max(len(msgs)-n, 0):]...)
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n *int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	k, err := c.r.Read(p)
-	*c.n += int64(k)
-	return k, err
 }

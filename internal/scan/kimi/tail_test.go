@@ -3,9 +3,7 @@ package kimi
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,36 +13,14 @@ import (
 	"testing"
 
 	"paddock/internal/catalog"
+	"paddock/internal/scan/scantest"
+	"paddock/internal/scan/tailwin"
 	"paddock/internal/session"
 	"paddock/internal/sharedtest"
 )
 
 // The catalog reads first pages through it.
 var _ catalog.TailReader = (*Scanner)(nil)
-
-// tailNs are the page sizes every tail check asks for.
-var tailNs = []int{1, 2, 3, 5, 10, 50, 1000}
-
-// tailWindows returns the first windows a check tries on a file of size
-// bytes. A window that doubles from 1, 3 and 5 bytes starts inside and
-// between many lines and grows many times (it passes 64 bytes, the real
-// tailWindow and every other power of two on the way); files up to
-// 32 KiB also get Fibonacci-spaced ones up to their size. Files over
-// 1 MiB (a line over maxLineBytes) get none: checkTailConversation reads
-// them with the real window, and each read reads megabytes.
-func tailWindows(size int64) []int64 {
-	switch {
-	case size > 1<<20:
-		return nil
-	case size > 32<<10:
-		return []int64{1, 3, 5}
-	}
-	ws := []int64{1, 3, 5, 7, 11}
-	for a, b := int64(8), int64(13); a < size+8; a, b = b, a+b {
-		ws = append(ws, a)
-	}
-	return ws
-}
 
 // fullRead reads path whole as Conversation does for its layout.
 func fullRead(t testing.TB, path string, l layout) []session.Message {
@@ -69,24 +45,40 @@ func readTail(ctx context.Context, path string, l layout, n int, window int64) (
 }
 
 // checkTail asserts the tail property on the file at path read as layout
-// l: for every page size and first window, the tail is exactly the last
-// n messages of a full read, and complete says whether that is all.
+// l with first windows from a few bytes (scantest.TailCheck): the tail is
+// exactly the last n messages of a full read, and complete says whether
+// that is all.
 func checkTail(t testing.TB, path string, l layout) {
 	t.Helper()
-	msgs := fullRead(t, path, l)
-	st, err := os.Stat(path)
+	c := tailer(t, l).Check(t, path)
+	c.Windows = scantest.TailWindows(c.Size)
+	c.Run(t)
+}
+
+// checkEdges checks the tail with a first window starting at and around
+// every line of the file at path.
+func checkEdges(t testing.TB, path string, l layout) {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range tailWindows(st.Size()) {
-		for _, n := range tailNs {
-			got, err := readTail(context.Background(), path, l, n, w)
-			want := msgs[max(len(msgs)-n, 0):]
-			if err != nil || !slices.Equal(got.msgs, want) || got.complete != (len(msgs) <= n) {
-				t.Fatalf("%s: tail(n=%d, window=%d) = %q complete=%v %v,\nwant %q complete=%v",
-					filepath.Base(path), n, w, texts(got.msgs), got.complete, err, texts(want), len(msgs) <= n)
-			}
-		}
+	c := tailer(t, l).Check(t, path)
+	c.Windows = scantest.EdgeWindows(data)
+	c.Run(t)
+}
+
+// tailer is the tail property's two reads of a file as layout l, whole
+// and from its end. A window is read again as it grows: bytes are not read
+// once only.
+func tailer(t testing.TB, l layout) scantest.Tailer {
+	ctx := context.Background()
+	return scantest.Tailer{
+		Full: func(path string) ([]session.Message, error) { return fullRead(t, path, l), nil },
+		Tail: func(path string, n int, window int64) (*scantest.TailRead, error) {
+			got, err := readTail(ctx, path, l, n, window)
+			return &scantest.TailRead{Msgs: got.msgs, Complete: got.complete, Read: got.folded + got.scanned}, err
+		},
 	}
 }
 
@@ -96,13 +88,7 @@ func checkTail(t testing.TB, path string, l layout) {
 // session a test of this package reads is a case.
 func checkTailConversation(t testing.TB, s *Scanner, id string, msgs []session.Message) {
 	t.Helper()
-	for _, n := range tailNs {
-		got, complete, err := s.TailConversation(context.Background(), id, n)
-		want := msgs[max(len(msgs)-n, 0):]
-		if err != nil || !slices.Equal(got, want) || complete != (len(msgs) <= n) {
-			t.Fatalf("TailConversation(%s, %d) = %q, %v, %v; want %q, %v", id, n, texts(got), complete, err, texts(want), len(msgs) <= n)
-		}
-	}
+	scantest.CheckTailConversation(t, s.TailConversation, id, msgs, scantest.TailNs())
 	if c, ok := s.find(id); ok {
 		checkTail(t, c.path, c.layout)
 	}
@@ -112,24 +98,10 @@ func checkTailConversation(t testing.TB, s *Scanner, id string, msgs []session.M
 // wire and as a kimi-cli context: the recording in testdata/, the real
 // Kimi Code 2.1.0 home and snapshots, and the public samples.
 func TestTailFixtures(t *testing.T) {
-	roots := []string{
-		filepath.Join("..", "..", "..", "testdata"),
+	recordings, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "kimi-*"))
+	paths := scantest.JSONLFiles(t, append(recordings,
 		sharedtest.Fixtures(t, "real", "kimi-code-2.1.0"),
-		sharedtest.Fixtures(t, "public", "kimi"),
-	}
-	var paths []string
-	for i, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") &&
-				(i > 0 || strings.Contains(path, "kimi-")) {
-				paths = append(paths, path)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+		sharedtest.Fixtures(t, "public", "kimi"))...)
 	if len(paths) < 20 {
 		t.Fatalf("only %d fixture files", len(paths))
 	}
@@ -209,35 +181,6 @@ func TestTailWindowEdges(t *testing.T) {
 			checkEdges(t, path, current)
 			checkTail(t, path, current)
 		})
-	}
-}
-
-// checkEdges checks the tail with a first window starting at and around
-// every line of the file at path.
-func checkEdges(t *testing.T, path string, l layout) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := fullRead(t, path, l)
-	for off := 0; off < len(data); off++ {
-		if off > 0 && data[off-1] != '\n' {
-			continue
-		}
-		for d := -2; d <= 2; d++ {
-			w := int64(len(data) - off + d)
-			if w < 1 {
-				continue
-			}
-			for _, n := range tailNs {
-				got, err := readTail(context.Background(), path, l, n, w)
-				want := msgs[max(len(msgs)-n, 0):]
-				if err != nil || !slices.Equal(got.msgs, want) || got.complete != (len(msgs) <= n) {
-					t.Fatalf("window %d (line at %d%+d), n=%d: %v %v %v,\nwant %v", w, off, d, n, got.msgs, got.complete, err, want)
-				}
-			}
-		}
 	}
 }
 
@@ -323,7 +266,7 @@ func TestTailBigWire(t *testing.T) {
 		t.Fatalf("%d messages", len(msgs))
 	}
 	for _, n := range []int{1, 50} {
-		got, err := wireTail(context.Background(), path, n, tailWindow)
+		got, err := wireTail(context.Background(), path, n, tailwin.FirstWindow)
 		if err != nil || !slices.Equal(got.msgs, msgs[len(msgs)-n:]) || got.complete {
 			t.Fatalf("n=%d: %q, %v", n, texts(got.msgs), err)
 		}
@@ -341,22 +284,9 @@ func TestTailConversationErrors(t *testing.T) {
 	fake{bucket: bucket, id: "session_empty", state: stateJSON("session_empty", "/p", "", t0),
 		wire: []string{recMeta(t0)}}.write(t, home)
 	s := newTest(home)
-	ctx := context.Background()
-	for _, id := range []string{"", "nope", "../../etc/passwd", "*", "session_none"} {
-		if _, _, err := s.TailConversation(ctx, id, 5); !errors.Is(err, session.ErrNotFound) {
-			t.Errorf("TailConversation(%q) = %v, want ErrNotFound", id, err)
-		}
-	}
-	if msgs, complete, err := s.TailConversation(ctx, "session_empty", 5); err != nil || len(msgs) != 0 || !complete {
-		t.Errorf("empty wire: %v, %v, %v", msgs, complete, err)
-	}
-	if msgs, complete, err := s.TailConversation(ctx, "session_one", 0); err != nil || len(msgs) != 1 || complete {
+	scantest.CheckTailErrors(t, s.TailConversation, "session_one", []string{"", "nope", "../../etc/passwd", "*", "session_none"}, "session_empty")
+	if msgs, complete, err := s.TailConversation(context.Background(), "session_one", 0); err != nil || len(msgs) != 1 || complete {
 		t.Errorf("n=0 (read as 1): %q, %v, %v", texts(msgs), complete, err)
-	}
-	canceled, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, _, err := s.TailConversation(canceled, "session_one", 5); !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled: %v", err)
 	}
 }
 
@@ -389,42 +319,41 @@ func writeBigWire(t testing.TB, home string) string {
 	return path
 }
 
-// BenchmarkConversation50MB folds the whole 50 MB wire of writeBigWire.
-func BenchmarkConversation50MB(b *testing.B) {
+// bigWireMessages is how many messages writeBigWire's wire holds.
+const bigWireMessages = 4072
+
+// bigWireScanner writes writeBigWire's wire ("session_big") and returns a
+// Scanner over it and the wire's size in MB.
+func bigWireScanner(b *testing.B) (*Scanner, float64) {
 	home := b.TempDir()
-	path := writeBigWire(b, home)
-	st, err := os.Stat(path)
+	st, err := os.Stat(writeBigWire(b, home))
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := newTest(home)
+	return newTest(home), float64(st.Size()) / (1 << 20)
+}
+
+// BenchmarkConversation50MB folds the whole 50 MB wire of writeBigWire.
+func BenchmarkConversation50MB(b *testing.B) {
+	s, mb := bigWireScanner(b)
 	for b.Loop() {
 		msgs, err := s.Conversation(context.Background(), "session_big")
 		if err != nil || len(msgs) != bigWireMessages {
 			b.Fatalf("%d messages, %v", len(msgs), err)
 		}
 	}
-	b.ReportMetric(float64(st.Size())/(1<<20), "MB")
+	b.ReportMetric(mb, "MB")
 }
-
-// bigWireMessages is how many messages writeBigWire's wire holds.
-const bigWireMessages = 4072
 
 // BenchmarkTail50MB reads the first preview page (50 messages) of the
 // same wire.
 func BenchmarkTail50MB(b *testing.B) {
-	home := b.TempDir()
-	path := writeBigWire(b, home)
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := newTest(home)
+	s, mb := bigWireScanner(b)
 	for b.Loop() {
 		msgs, complete, err := s.TailConversation(context.Background(), "session_big", 50)
 		if err != nil || len(msgs) != 50 || complete {
 			b.Fatalf("%d messages, %v", len(msgs), err)
 		}
 	}
-	b.ReportMetric(float64(st.Size())/(1<<20), "MB")
+	b.ReportMetric(mb, "MB")
 }

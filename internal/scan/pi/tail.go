@@ -6,19 +6,12 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"math"
-	"os"
 	"slices"
-	"sync/atomic"
 
 	"paddock/internal/scan/jsonl"
+	"paddock/internal/scan/tailwin"
 	"paddock/internal/session"
 )
-
-// firstWindow is how much of a session file's end TailConversation parses
-// first. It holds the newest page of most sessions; a window that cannot
-// answer is doubled.
-const firstWindow = 256 << 10
 
 // headerProbe is how much of the file's start is read for the header,
 // which is a few hundred bytes; a longer one is read whole.
@@ -35,7 +28,7 @@ func (s *Scanner) TailConversation(ctx context.Context, id string, n int) ([]ses
 	if err != nil {
 		return nil, false, err
 	}
-	tl, err := tailFile(ctx, c.path, max(n, 1), firstWindow)
+	tl, err := tailFile(ctx, c.path, max(n, 1), tailwin.FirstWindow)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, session.ErrNotFound // removed since find
@@ -65,65 +58,42 @@ type tailRead struct {
 // what was read with the error that ended a full read early, and nil when
 // the file cannot be read or is no session.
 func tailFile(ctx context.Context, path string, n int, window int64) (*tailRead, error) {
-	f, err := os.Open(path)
+	f, err := tailwin.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return tailOf(ctx, f, st.Size(), n, window)
-}
-
-// tailOf is tailFile over the first size bytes of f: the file as it was
-// when opened, so lines appended meanwhile cannot mix in.
-func tailOf(ctx context.Context, f io.ReaderAt, size int64, n int, window int64) (*tailRead, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cf := &countingReader{r: f}
 	// The header decides whether the file is a session at all; nothing
 	// else of it (its version only labels the file) changes the messages.
-	if err := tailHeader(cf, size); err != nil {
+	if err := tailHeader(f, f.Size()); err != nil {
 		return nil, err
 	}
-	w := &tailWindow{f: cf, size: size, from: size}
-	changed := false
-	for ; window > 0 && size-window > size/2; window *= 2 {
-		if err := w.extend(size - window); err != nil {
-			changed = true // shrunk or unreadable since the stat
-			break
-		}
+	w := f.Window()
+	for lines := range w.Grow(window) {
 		fr := fileRead{t: &transcript{}}
-		fr.readRange(ctx, bytes.NewReader(w.lines()), 0, 0, false)
+		fr.readRange(ctx, bytes.NewReader(lines), 0, 0, false)
 		if fr.err != nil {
 			return nil, fr.err // only the context: the window is in memory
 		}
 		fr.t.indexIDs()
 		if msgs, complete, ok := fr.t.tail(n); ok {
-			return &tailRead{msgs: msgs, complete: complete, badLines: fr.t.badLines, read: cf.n.Load()}, nil
+			return &tailRead{msgs: msgs, complete: complete, badLines: fr.t.badLines, read: f.Read()}, nil
 		}
 	}
-	// Half the file or more: one whole read (in parallel ranges) costs
-	// less than more windows, and what the windows read is not read
-	// again. A file that changed under the windows is read as it is now,
-	// as Conversation would.
+	// No window answered: the whole file, in parallel ranges (readFile).
+	whole, end := w.Whole()
 	fr := fileRead{t: &transcript{}}
-	if changed {
-		fr.readFile(ctx, cf, size, math.MaxInt64)
-	} else {
-		fr.readFile(ctx, w, size, size)
-	}
+	fr.readFile(ctx, whole, f.Size(), end)
 	t, err := fr.transcript()
 	if t == nil {
 		return nil, err
 	}
 	msgs := t.messages()
-	tl := &tailRead{msgs: slices.Clone(msgs[max(len(msgs)-n, 0):]), complete: len(msgs) <= n, badLines: t.badLines}
-	tl.read = cf.n.Load()
-	return tl, err
+	return &tailRead{msgs: slices.Clone(msgs[max(len(msgs)-n, 0):]), complete: len(msgs) <= n,
+		badLines: t.badLines, read: f.Read()}, err
 }
 
 // tailHeader checks the session header, the file's first line, as the
@@ -183,80 +153,4 @@ func (t *transcript) tail(n int) (msgs []session.Message, complete, ok bool) {
 	msgs = msgs[:min(len(msgs), n)]
 	slices.Reverse(msgs)
 	return msgs, complete, true
-}
-
-// tailWindow is the end of a file, read backwards in growing pieces: each
-// byte is read once however often the window grows.
-type tailWindow struct {
-	f    io.ReaderAt
-	size int64
-	from int64  // the window is bytes [from, size)
-	buf  []byte // those bytes
-}
-
-// extend grows the window to start at from, reading only what it lacks.
-func (w *tailWindow) extend(from int64) error {
-	if from >= w.from {
-		return nil
-	}
-	buf := make([]byte, w.size-from)
-	copy(buf[w.from-from:], w.buf)
-	if k, err := w.f.ReadAt(buf[:w.from-from], from); k < int(w.from-from) {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF // the file shrank
-		}
-		return err
-	}
-	w.buf, w.from = buf, from
-	return nil
-}
-
-// ReadAt reads the file's first size bytes: the window's from memory, the
-// rest from the file.
-func (w *tailWindow) ReadAt(p []byte, off int64) (int, error) {
-	if off >= w.size {
-		return 0, io.EOF
-	}
-	k := 0
-	if off < w.from {
-		n := int(min(int64(len(p)), w.from-off))
-		got, err := w.f.ReadAt(p[:n], off)
-		if k = got; got < n {
-			return k, err
-		}
-	}
-	if k < len(p) {
-		k += copy(p[k:], w.buf[off+int64(k)-w.from:])
-	}
-	if k < len(p) {
-		return k, io.EOF
-	}
-	return k, nil
-}
-
-// lines returns the window's whole lines: all after its first newline,
-// since the window most likely starts inside a line.
-func (w *tailWindow) lines() []byte {
-	if w.from == 0 {
-		return w.buf
-	}
-	i := bytes.IndexByte(w.buf, '\n')
-	if i < 0 {
-		return nil
-	}
-	return w.buf[i+1:]
-}
-
-// countingReader counts the bytes read through it, which tests check to
-// show that a tail read leaves most of a long file unread. The ranges of
-// a whole read count in parallel.
-type countingReader struct {
-	r io.ReaderAt
-	n atomic.Int64
-}
-
-func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
-	k, err := c.r.ReadAt(p, off)
-	c.n.Add(int64(k))
-	return k, err
 }

@@ -2,9 +2,7 @@ package pi
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,21 +11,14 @@ import (
 	"testing"
 
 	"paddock/internal/catalog"
+	"paddock/internal/scan/scantest"
+	"paddock/internal/scan/tailwin"
 	"paddock/internal/session"
 	"paddock/internal/sharedtest"
 )
 
 // The catalog reads a first page through this.
 var _ catalog.TailReader = (*Scanner)(nil)
-
-// tailNs and tailWindows are what every session file is tail-read with:
-// page sizes from one message to more than any fixture holds, and windows
-// from a few lines (so growing and every edge rule run on small files) to
-// the default.
-var (
-	tailNs      = []int{1, 2, 3, 5, 10, 50, 1000}
-	tailWindows = []int64{64, 200, 1 << 10, 4 << 10, firstWindow}
-)
 
 // tailCase is one session file for the tail property.
 type tailCase struct {
@@ -43,61 +34,31 @@ type tailCase struct {
 // window, the tail is exactly the end of the full parse, complete says
 // whether it is all of it, and a file that is no session fails alike.
 func TestTailMatchesConversation(t *testing.T) {
-	ctx := context.Background()
-	cases := slices.Concat(fixtureTailCases(t), syntheticTailCases(t), randomTailCases(40))
-	dir := t.TempDir()
-	fromWindow, reads := 0, 0 // reads answered before the whole file was read; all reads
-	for i, c := range cases {
-		path := filepath.Join(dir, fmt.Sprintf("%03d.jsonl", i))
-		writeFile(t, path, c.data)
-		full, _, fullErr := conversation(ctx, path)
-		ns, windows := tailNs, tailWindows
-		if len(c.data) > 64<<10 {
-			// The smallest windows are for the edge rules on small files;
-			// on long ones they only add reads under -race.
-			windows = []int64{1 << 10, firstWindow}
-		}
-		if len(c.data) > maxLineBytes {
-			// An over-long line: every window and page would parse its
-			// 8 MB again, dozens of times; a few reads show it is skipped
-			// alike.
-			ns, windows = []int{1, 1000}, []int64{firstWindow}
-		}
-		for _, window := range windows {
-			for _, n := range ns {
-				tl, err := tailFile(ctx, path, n, window)
-				if fullErr != nil || err != nil {
-					if !errors.Is(err, fullErr) || tl != nil {
-						t.Errorf("%s n=%d window=%d: %v, %v; Conversation fails with %v", c.name, n, window, tl, err, fullErr)
-					}
-					continue
-				}
-				want := full[max(len(full)-n, 0):]
-				if !slices.Equal(tl.msgs, want) || tl.complete != (len(full) <= n) {
-					t.Errorf("%s n=%d window=%d: got %d messages (complete %v) %q\nwant %d of %d %q",
-						c.name, n, window, len(tl.msgs), tl.complete, tailTexts(tl.msgs), len(want), len(full), tailTexts(want))
-				}
-				reads++
-				if tl.read < int64(len(c.data)) {
-					fromWindow++
-				}
-			}
-		}
+	var cases []scantest.TailCase
+	for _, c := range slices.Concat(fixtureTailCases(t), syntheticTailCases(t), randomTailCases(40)) {
+		cases = append(cases, scantest.TailCase{Name: c.name, Data: []byte(c.data)})
 	}
-	t.Logf("%d files, %d of %d reads answered from a window", len(cases), fromWindow, reads)
-	// The property is only worth something if windows answered, not the
-	// whole-file fallback every time.
-	if fromWindow < len(cases) {
-		t.Errorf("only %d tail reads of %d files answered from a window", fromWindow, len(cases))
-	}
+	tailer().Files(t, cases, tailwin.FirstWindow, maxLineBytes)
 }
 
-func tailTexts(msgs []session.Message) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.Role[:1] + ":" + m.Text[:min(len(m.Text), 24)]
+// tailer is the tail property's two reads of a file, whole and from its
+// end.
+func tailer() scantest.Tailer {
+	ctx := context.Background()
+	return scantest.Tailer{
+		Full: func(path string) ([]session.Message, error) {
+			msgs, _, err := conversation(ctx, path)
+			return msgs, err
+		},
+		Tail: func(path string, n int, window int64) (*scantest.TailRead, error) {
+			tl, err := tailFile(ctx, path, n, window)
+			if tl == nil {
+				return nil, err
+			}
+			return &scantest.TailRead{Msgs: tl.msgs, Complete: tl.complete, Read: tl.read}, err
+		},
+		// Not each byte once: the header is read first on its own.
 	}
-	return out
 }
 
 // fixtureTailCases returns every .jsonl of the shared Pi fixtures (when
@@ -110,18 +71,12 @@ func fixtureTailCases(t *testing.T) []tailCase {
 	}
 	roots = append(roots, piRecordings(t)...)
 	var out []tailCase
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			out = append(out, tailCase{path, string(data)})
-			return err
-		})
+	for _, path := range scantest.JSONLFiles(t, roots...) {
+		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		out = append(out, tailCase{path, string(data)})
 	}
 	return out
 }
@@ -321,54 +276,14 @@ func TestTailConversation(t *testing.T) {
 	if err != nil || len(all) != 6 {
 		t.Fatalf("Conversation = %d messages, %v", len(all), err)
 	}
-	for _, n := range []int{-1, 0, 1, 5, 6, 7} {
-		msgs, complete, err := s.TailConversation(ctx, "s1", n)
-		k := min(max(n, 1), len(all))
-		if err != nil || !slices.Equal(msgs, all[len(all)-k:]) || complete != (k == len(all)) {
-			t.Errorf("TailConversation(%d) = %q, %v, %v", n, tailTexts(msgs), complete, err)
-		}
-	}
-	for _, id := range []string{"missing", "../s1", ""} {
-		if _, _, err := s.TailConversation(ctx, id, 5); !errors.Is(err, session.ErrNotFound) {
-			t.Errorf("TailConversation(%q) = %v, want ErrNotFound", id, err)
-		}
-	}
-	canceled, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, _, err := s.TailConversation(canceled, "s1", 5); !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled: %v", err)
-	}
-	if msgs, complete, err := s.TailConversation(ctx, "empty", 5); err != nil || len(msgs) != 0 || !complete {
-		t.Errorf("empty: %v, %v, %v", msgs, complete, err)
-	}
+	scantest.CheckTailConversation(t, s.TailConversation, "s1", all, []int{-1, 0, 1, 5, 6, 7})
+	scantest.CheckTailErrors(t, s.TailConversation, "s1", []string{"missing", "../s1", ""}, "empty")
 }
 
 // TestTailReadsLittle writes a long linear session: its newest page must
 // come from a small window at the end, not from reading the file.
 func TestTailReadsLittle(t *testing.T) {
-	path := bigSession(t, 8<<20)
-	ctx := context.Background()
-	full, _, err := conversation(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []int{1, 50} {
-		tl, err := tailFile(ctx, path, n, firstWindow)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(tl.msgs, full[len(full)-n:]) || tl.complete {
-			t.Errorf("n=%d: %q, want %q", n, tailTexts(tl.msgs), tailTexts(full[len(full)-n:]))
-		}
-		if tl.read > st.Size()/4 {
-			t.Errorf("n=%d: read %d of %d bytes", n, tl.read, st.Size())
-		}
-		t.Logf("n=%d: read %d KiB of %d MiB", n, tl.read>>10, st.Size()>>20)
-	}
+	tailer().ReadsLittle(t, bigSession(t, 8<<20), tailwin.FirstWindow)
 }
 
 // BenchmarkTail50MB reads the first page (the newest 50 messages) of the
@@ -379,7 +294,7 @@ func BenchmarkTail50MB(b *testing.B) {
 	var tl *tailRead
 	for b.Loop() {
 		var err error
-		if tl, err = tailFile(ctx, path, 50, firstWindow); err != nil || len(tl.msgs) != 50 {
+		if tl, err = tailFile(ctx, path, 50, tailwin.FirstWindow); err != nil || len(tl.msgs) != 50 {
 			b.Fatal(err)
 		}
 	}
