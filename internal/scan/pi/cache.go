@@ -1,20 +1,23 @@
 package pi
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"strings"
+	"sync/atomic"
 
-	"paddock/internal/scan/filesig"
 	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
 
 // The scanner's per-file caches: a summary per listed file and a header id
-// per file, each valid for one file version (size, mtime, inode).
+// per file, each valid for one file version (size, mtime, inode). A
+// summary also keeps where its read ended, so that a file that only grew
+// is read on from there (resumePoint).
 
 // find locates the newest session file whose header id is id. Header ids
 // already known (from earlier scans and lookups) and file names, which
@@ -56,61 +59,40 @@ func (s *Scanner) cachedHeader(c candidate) (string, bool) {
 	return e.id, ok && e.sig == c.sig
 }
 
-// summary returns the cached summary of c, reading the file when it changed.
+// summary returns the summary of c: the cached one while c is unchanged;
+// when c only grew since (resumable), the cached one read on over the
+// appended bytes; else a read of the whole file.
 func (s *Scanner) summary(c candidate) *summary {
-	if sum, ok := s.cachedSummary(c); ok {
-		return sum
-	}
-	fr := fileRead{sum: &summaryBuilder{}}
-	return s.loadSummary(c, &fr)
-}
-
-// sessionSummary is summary for Session. When it has to read the file, it
-// reads the conversation too and keeps it for the next Conversation of
-// this file version (handoff): the session page asks for a session's Info
-// and then for its conversation, and a long file is parsed once.
-func (s *Scanner) sessionSummary(c candidate) *summary {
-	if sum, ok := s.cachedSummary(c); ok {
-		return sum
-	}
-	fr := fileRead{sum: &summaryBuilder{}, t: &transcript{}}
-	sum := s.loadSummary(c, &fr)
-	if t, err := fr.transcript(); t != nil && sum.listable {
-		h := &handoff{path: c.path, sig: c.sig, msgs: t.messages(), badLines: t.badLines, err: err}
-		s.mu.Lock()
-		s.handoff = h
-		s.mu.Unlock()
-	}
-	return sum
-}
-
-func (s *Scanner) cachedSummary(c candidate) (*summary, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	e, ok := s.sums[c.path]
-	return e.sum, ok && e.sig == c.sig
+	s.mu.Unlock()
+	if ok && e.sig == c.sig {
+		return e.sum
+	}
+	var from *resumePoint
+	if ok && e.sig.Ino != 0 && e.sig.Ino == c.sig.Ino && c.sig.Size > e.sig.Size {
+		from = e.resume
+	}
+	return s.loadSummary(c, from)
 }
 
-// loadSummary reads c into fr, which holds a summary builder, and caches
-// the summary.
-func (s *Scanner) loadSummary(c candidate, fr *fileRead) *summary {
+// loadSummary reads c (only past from's end when from is not nil and c
+// still holds what from read) and caches the summary.
+func (s *Scanner) loadSummary(c candidate, from *resumePoint) *summary {
 	s.parses.Add(1)
-	var sum *summary
-	err := fr.open(c.path, c.sig.Size)
+	sum, resume, err := s.readSummaryFile(c.path, c.sig.Size, from)
 	switch {
 	case err != nil:
 		if !errors.Is(err, fs.ErrNotExist) {
 			s.problems.Error(c.path, "cannot read Pi session file", "err", err)
 		}
 		sum = &summary{}
-	default:
-		if sum = fr.summary(); sum.readErr != nil || sum.badLines > 0 {
-			s.problems.Error(c.path, "Pi session file partly unreadable; listing what could be read",
-				"bad_lines", sum.badLines, "err", sum.readErr)
-		}
+	case sum.readErr != nil || sum.badLines > 0:
+		s.problems.Error(c.path, "Pi session file partly unreadable; listing what could be read",
+			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
 	s.mu.Lock()
-	s.sums[c.path] = sumEntry{sig: c.sig, sum: sum}
+	s.sums[c.path] = sumEntry{sig: c.sig, sum: sum, resume: resume}
 	if err == nil {
 		s.heads[c.path] = headEntry{sig: c.sig, id: sum.id}
 	}
@@ -118,26 +100,109 @@ func (s *Scanner) loadSummary(c candidate, fr *fileRead) *summary {
 	return sum
 }
 
-// handoff is a conversation that Session read (sessionSummary), kept for
-// the next Conversation of the same file version.
-type handoff struct {
-	path     string
-	sig      filesig.Sig
-	msgs     []session.Message
-	badLines int
-	err      error
+// readSummaryFile summarises the first size bytes of the file at path
+// (its size when stat'ed, so that a line appended meanwhile is not
+// half-read): only the bytes past from's end when from is not nil and the
+// file still holds what from read, else all of them. It returns where a
+// later read of the grown file can go on from (nil: it cannot).
+func (s *Scanner) readSummaryFile(path string, size int64, from *resumePoint) (*summary, *resumePoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	r := countingReaderAt{r: f, n: &s.readBytes}
+	ctx := context.Background()
+	var fr fileRead
+	if from != nil && from.end < size && from.holds(r) {
+		fr = fileRead{sum: from.builder(), header: true}
+		fr.readRange(ctx, io.NewSectionReader(r, from.end, size-from.end), from.end, size, false)
+	} else {
+		from = nil
+		fr = fileRead{sum: &summaryBuilder{}}
+		fr.readFile(ctx, r, size, size)
+	}
+	resume := resumeAt(r, &fr, size, from)
+	return fr.summary(), resume, nil
 }
 
-// takeHandoff returns, and forgets, the conversation Session read of c.
-func (s *Scanner) takeHandoff(c candidate) (*handoff, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h := s.handoff
-	if h == nil || h.path != c.path {
-		return nil, false
+// resumeCheckBytes is how much of a file's start, and of its bytes before
+// a resume point, must be unchanged for a read to go on there: with the
+// same inode and a larger size, a file whose header or old end changed
+// was rewritten (Pi migrates an old file in place), not appended to.
+const resumeCheckBytes = 256
+
+// resumePoint is where a summary read of a file ended and how to go on
+// from there. A live session's file grows by appends, each of which
+// changes its signature, and summarising a 50 MB file from its start on
+// every change would read all of it for a few new lines. A summary
+// builder folds a file's lines in order, so the grown file's summary is
+// the old builder read on over the appended lines.
+//
+// Read on, it has parsed whole the lines that were in the old tail
+// (tailBytes) and are in the middle now, where a whole read only looks
+// for markers: it may know more than a whole read would (an assistant
+// turn's model, a broken line counted), never less.
+type resumePoint struct {
+	b          summaryBuilder // as the read left it, before finishing
+	end        int64          // the bytes read: whole lines
+	head, tail []byte         // the first and last resumeCheckBytes of them; tail ends in "\n"
+}
+
+// resumeAt returns where fr's read of the first size bytes of r can be
+// read on from, or nil when it cannot: the read stopped early, the file
+// is no session, the head (headLines) is not all read (a short file is
+// read whole again), or the last line has no newline yet (Pi may be
+// writing it). from is where fr's read started (nil: at the start), so
+// past the head and with the file's first bytes known.
+func resumeAt(r io.ReaderAt, fr *fileRead, size int64, from *resumePoint) *resumePoint {
+	if !fr.header || fr.err != nil || from == nil && fr.lines <= headLines {
+		return nil
 	}
-	s.handoff = nil
-	return h, h.sig == c.sig
+	n := min(size, resumeCheckBytes)
+	var head []byte
+	if from != nil {
+		head = from.head
+	} else {
+		head = readAt(r, 0, n)
+	}
+	tail := readAt(r, size-n, n)
+	if head == nil || tail == nil || tail[n-1] != '\n' {
+		return nil
+	}
+	return &resumePoint{b: *fr.sum.clone(), end: size, head: head, tail: tail}
+}
+
+// holds reports whether r still has p's first bytes and its bytes before
+// p's end.
+func (p *resumePoint) holds(r io.ReaderAt) bool {
+	return bytes.Equal(readAt(r, 0, int64(len(p.head))), p.head) &&
+		bytes.Equal(readAt(r, p.end-int64(len(p.tail)), int64(len(p.tail))), p.tail)
+}
+
+// readAt returns the n bytes of r at off; nil when they cannot all be read.
+func readAt(r io.ReaderAt, off, n int64) []byte {
+	b := make([]byte, n)
+	if k, _ := r.ReadAt(b, off); int64(k) < n {
+		return nil
+	}
+	return b
+}
+
+// builder returns a copy of p's builder to read on with: p is cached and
+// shared, and stays as it is.
+func (p *resumePoint) builder() *summaryBuilder { return p.b.clone() }
+
+// countingReaderAt counts the bytes read through it, into n.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n *atomic.Int64
+}
+
+func (c countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // header returns the header id of c ("" when it is no Pi session), reading
@@ -190,7 +255,6 @@ func (s *Scanner) prune(used map[string]bool, cands []candidate) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.handoff = nil // not taken by now: the conversation was not wanted
 	for p := range s.sums {
 		if !used[p] {
 			delete(s.sums, p)

@@ -12,8 +12,8 @@ import (
 
 // fileRead is one reading of a session file, or of one range of it
 // (splitLines), into a summary (listing), a transcript (a conversation),
-// or both at once (Session, which hands the conversation on): one pass
-// over the lines, each parsed once for whichever needs it.
+// or both at once: one pass over the lines, each parsed once for
+// whichever needs it.
 type fileRead struct {
 	sum    *summaryBuilder // nil: no summary
 	t      *transcript     // nil: no transcript

@@ -128,45 +128,6 @@ func TestRangesReadAsOne(t *testing.T) {
 	}
 }
 
-// Session reads a file it has no summary of once, for the conversation
-// too, and hands that to the next Conversation of the same file version;
-// a file changed in between is read again.
-func TestSessionHandsConversationOn(t *testing.T) {
-	ctx := context.Background()
-	agent := t.TempDir()
-	path := writeChat(t, agent, "s1", proj, 0, "one", "two")
-
-	s := newTestScanner(agent)
-	if _, err := s.Session(ctx, "s1"); err != nil {
-		t.Fatal(err)
-	}
-	if s.handoff == nil || s.handoff.path != path {
-		t.Fatalf("handoff %+v", s.handoff)
-	}
-	got, err := s.Conversation(ctx, "s1")
-	if want, _, _ := conversation(ctx, path); err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("Conversation = %q, %v; want %q", got, err, want)
-	}
-	if s.handoff != nil {
-		t.Error("the handoff outlived its Conversation")
-	}
-
-	s = newTestScanner(agent)
-	if _, err := s.Session(ctx, "s1"); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(msgLine("u2", "a1", "user", "three", 10))
-	f.Close()
-	got, err = s.Conversation(ctx, "s1")
-	if texts := userTexts(got); err != nil || strings.Join(texts, ",") != "one,two,three" {
-		t.Errorf("after an append: %q, %v", texts, err)
-	}
-}
-
 // piTime reads Pi's own timestamps as time.Parse does, and leaves every
 // other form to it.
 func TestPiTime(t *testing.T) {

@@ -196,7 +196,8 @@ func bigSession(b testing.TB, size int) string {
 }
 
 // BenchmarkBigSession50MB: listing a 50 MB session (header, marker scan of
-// the middle, tail) and loading its whole conversation.
+// the middle, tail), loading its whole conversation, and listing it again
+// after each of Pi's appends.
 func BenchmarkBigSession50MB(b *testing.B) {
 	path := bigSession(b, 50<<20)
 	st, err := os.Stat(path)
@@ -220,5 +221,32 @@ func BenchmarkBigSession50MB(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+	// A live session: Pi appends an entry and the file is listed again.
+	// Only the appended bytes are read (resumePoint); last, as it grows
+	// the file.
+	b.Run("appended", func(b *testing.B) {
+		ctx := context.Background()
+		s := benchScanner(filepath.Dir(filepath.Dir(filepath.Dir(path))))
+		if _, err := s.Scan(ctx, benchLimit, nil); err != nil {
+			b.Fatal(err)
+		}
+		read := s.readBytes.Load()
+		for i := 0; b.Loop(); i++ {
+			b.StopTimer()
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prompt := fmt.Sprintf("live %d", i)
+			f.WriteString(msgLine(fmt.Sprintf("live%d", i), "", "user", prompt, 10_000+i))
+			f.Close()
+			b.StartTimer()
+			infos, err := s.Scan(ctx, benchLimit, nil)
+			if err != nil || len(infos) != 1 || infos[0].LastPrompt != prompt {
+				b.Fatalf("Scan = %+v, %v", infos, err)
+			}
+		}
+		b.ReportMetric(float64(s.readBytes.Load()-read)/float64(b.N), "read-B/op")
 	})
 }

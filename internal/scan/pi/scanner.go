@@ -86,8 +86,11 @@ type Scanner struct {
 	// replace it (the recordings' cwds exist only on the recording machine).
 	dirExists func(string) bool
 	// parses counts summary reads, so tests can tell a cache hit from a
-	// re-read without timing anything.
-	parses atomic.Int64
+	// re-read without timing anything; readBytes counts the bytes those
+	// reads took from files, so they can tell a file read on from where
+	// its last read ended (resumePoint) from one read whole.
+	parses    atomic.Int64
+	readBytes atomic.Int64
 
 	mu       sync.Mutex
 	sums     map[string]sumEntry  // by path: what the last scans read
@@ -95,12 +98,12 @@ type Scanner struct {
 	problems *logonce.Logger      // problems already logged, by path or topic
 	dirs     []string             // directories of the last walk
 	last     *lastScan
-	handoff  *handoff // a conversation Session read, for Conversation; prune drops it
 }
 
 type sumEntry struct {
-	sig filesig.Sig
-	sum *summary
+	sig    filesig.Sig
+	sum    *summary
+	resume *resumePoint // nil: the next read of the file is whole
 }
 
 type headEntry struct {
@@ -304,7 +307,10 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 	if err != nil {
 		return session.Info{}, err
 	}
-	sum := s.sessionSummary(c)
+	// The summary only, never the conversation: what follows is mostly
+	// TailConversation (the session page's first page), which would not
+	// use it, and a long conversation costs about three summaries to parse.
+	sum := s.summary(c)
 	if !sum.listable || sum.id != id || workdir.Ephemeral(sum.cwd) {
 		return session.Info{}, session.ErrNotFound
 	}
@@ -323,13 +329,7 @@ func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Messag
 	if err != nil {
 		return nil, err
 	}
-	var msgs []session.Message
-	var t *transcript
-	if h, ok := s.takeHandoff(c); ok {
-		msgs, t, err = h.msgs, &transcript{badLines: h.badLines}, h.err
-	} else {
-		msgs, t, err = conversation(ctx, c.path)
-	}
+	msgs, t, err := conversation(ctx, c.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, session.ErrNotFound // removed since find

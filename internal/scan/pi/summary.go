@@ -110,6 +110,13 @@ type summaryBuilder struct {
 	skipSet bool
 }
 
+// clone returns a copy of b that shares nothing b changes.
+func (b *summaryBuilder) clone() *summaryBuilder {
+	c := *b
+	c.skipped = bytes.Clone(b.skipped)
+	return &c
+}
+
 // read reads a whole file of the given size.
 func (b *summaryBuilder) read(r io.Reader, size int64) {
 	fr := fileRead{sum: b}
