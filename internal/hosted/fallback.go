@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/pending"
 	"paddock/internal/screendialog"
@@ -70,9 +69,11 @@ func (m *Manager) WatchScreens(ctx context.Context, items Items, interval time.D
 	}
 }
 
-// screenFallback reports whether a card's dialogs are read off its screen.
-func screenFallback(c live.Card) bool {
-	return c.Key.Runtime == hookstate.RuntimeKimi || c.LastEvent.IsZero()
+// screenFallback reports whether a card's dialogs are read off its
+// screen: its runtime's hooks cannot answer them (Recipe.ScreenApprovals),
+// or its hooks never reported at all.
+func (m *Manager) screenFallback(c live.Card) bool {
+	return m.opts.Recipes[c.Key.Runtime].ScreenApprovals || c.LastEvent.IsZero()
 }
 
 func (m *Manager) screensOnce(ctx context.Context, items Items, wg *sync.WaitGroup) {
@@ -86,7 +87,7 @@ func (m *Manager) screensOnce(ctx context.Context, items Items, wg *sync.WaitGro
 	m.mu.Unlock()
 	for _, t := range terms {
 		c, ok := m.opts.Live.ByTerminal(t.id)
-		if !ok || !screenFallback(c) || c.State.Over() {
+		if !ok || !m.screenFallback(c) || c.State.Over() {
 			continue
 		}
 		screen, err := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{})

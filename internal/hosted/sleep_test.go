@@ -155,7 +155,14 @@ func TestHealthReadsThePaneOncePerTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	card, ok := states.ByTerminal(c.TerminalID)
+	var card live.Card
+	ok := false
+	for range 200 {
+		if card, ok = states.ByTerminal(c.TerminalID); ok {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if !ok {
 		t.Fatal("no card for the new terminal")
 	}

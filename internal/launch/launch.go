@@ -41,6 +41,10 @@ type Recipe struct {
 	Modes   []string // permission modes it accepts; nil: none
 	Efforts []string // effort levels it accepts; nil: none
 	Named   bool     // it takes a session name
+	// ScreenApprovals: its hooks cannot answer its approval dialogs (Kimi
+	// Code takes only a deny from outside), so a hosted session's dialogs
+	// are read off its screen and answered with keys.
+	ScreenApprovals bool
 	// Help lists what its --help must show for the flags above to be
 	// trusted; ResumeHelp what resuming needs.
 	Help, ResumeHelp []string

@@ -88,7 +88,7 @@ func TestArgvPinned(t *testing.T) {
 // pinnedSpec is the part of a recipe that is not a command line.
 type pinnedSpec struct {
 	bins, modes, efforts, help, resumeHelp []string
-	choosesID, server, named               bool
+	choosesID, server, named, screen       bool
 }
 
 func specOf(t *testing.T, rt string) pinnedSpec {
@@ -96,7 +96,7 @@ func specOf(t *testing.T, rt string) pinnedSpec {
 	if !ok {
 		t.Fatalf("no recipe for %s", rt)
 	}
-	return pinnedSpec{rc.Bins, rc.Modes, rc.Efforts, rc.Help, rc.ResumeHelp, rc.ChoosesID, rc.Server, rc.Named}
+	return pinnedSpec{rc.Bins, rc.Modes, rc.Efforts, rc.Help, rc.ResumeHelp, rc.ChoosesID, rc.Server, rc.Named, rc.ScreenApprovals}
 }
 
 // TestRecipeSpecPinned pins what internal/hosted checks requests and
@@ -113,7 +113,7 @@ func TestRecipeSpecPinned(t *testing.T) {
 		"opencode": {bins: []string{"opencode"}, server: true, help: []string{"--port", "--model"}, resumeHelp: []string{"--session"}},
 		"pi": {bins: []string{"pi"}, efforts: []string{"off", "minimal", "low", "medium", "high", "xhigh"},
 			help: []string{"--model", "--thinking"}, resumeHelp: []string{"--session"}},
-		"kimi":   {bins: []string{"kimi"}, help: []string{"--model"}, resumeHelp: []string{"--session"}},
+		"kimi":   {bins: []string{"kimi"}, help: []string{"--model"}, resumeHelp: []string{"--session"}, screen: true},
 		"cursor": {bins: []string{"cursor-agent"}, help: []string{"--model"}, resumeHelp: []string{"--resume"}},
 	}
 	if got, want := slices.Sorted(maps.Keys(Recipes())), slices.Sorted(maps.Keys(specs)); !slices.Equal(got, want) {
@@ -130,8 +130,9 @@ func TestRecipeSpecPinned(t *testing.T) {
 				t.Errorf("%s %s = %q, want %q", rt, f.name, f.got, f.want)
 			}
 		}
-		if got.choosesID != want.choosesID || got.server != want.server || got.named != want.named {
-			t.Errorf("%s: choosesID, server, named = %v %v %v, want %v %v %v", rt, got.choosesID, got.server, got.named, want.choosesID, want.server, want.named)
+		if got.choosesID != want.choosesID || got.server != want.server || got.named != want.named || got.screen != want.screen {
+			t.Errorf("%s: choosesID, server, named, screen approvals = %v %v %v %v, want %v %v %v %v", rt,
+				got.choosesID, got.server, got.named, got.screen, want.choosesID, want.server, want.named, want.screen)
 		}
 	}
 }

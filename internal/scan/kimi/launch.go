@@ -3,7 +3,8 @@ package kimi
 import "paddock/internal/launch"
 
 // Launch is how paddock starts and resumes Kimi Code 2.1.0: -S/--session
-// ID, -m/--model.
+// ID, -m/--model. Its approvals are answered on its screen when paddock
+// hosts it: its PreToolUse hook takes only a deny.
 func Launch() launch.Recipe {
 	return launch.Recipe{
 		Bins:       []string{"kimi"},
@@ -12,5 +13,7 @@ func Launch() launch.Recipe {
 		Flags:      func(o launch.Options) []string { return launch.Optional(nil, "--model", o.Model) },
 		Help:       []string{"--model"},
 		ResumeHelp: []string{"--session"},
+
+		ScreenApprovals: true,
 	}
 }
