@@ -73,6 +73,14 @@ func (f *freshness) touch(i int) {
 	f.rts[i].lastEvent = f.now()
 }
 
+// stale makes runtime i due without dating an event: a directory of its
+// was just watched, and what was written there before raised no event.
+func (f *freshness) stale(i int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rts[i].gen++
+}
+
 // touchAll records events for every runtime: the watcher overflowed or
 // reported an event for a path no runtime owns.
 func (f *freshness) touchAll() {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"paddock/internal/session"
 )
 
 // clock is a settable time for freshness tests.
@@ -229,5 +231,90 @@ func TestSweepScansEverythingWhenItCannotTrust(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A directory watched only now may already hold what was written before
+// its watch existed: its runtime is due at once, not at the minute's full
+// sweep.
+func TestNewWatchMakesItsRuntimeDue(t *testing.T) {
+	dir := t.TempDir()
+	ts := &txtScanner{name: "txt", dirs: []string{dir}}
+	fp := func(context.Context) (map[string]uint64, error) { return map[string]uint64{}, nil }
+	c := New(Options{ProcessFingerprint: fp}, ts)
+	c.fresh.now = newClock().now
+	c.Rescan(context.Background())
+	ws := c.newWatchSet()
+	defer ws.close()
+	if ws.w == nil {
+		t.Skip("no inotify here")
+	}
+	if !ws.sync(c.scanners) {
+		t.Fatal("the directory was not watched")
+	}
+	if due, _ := c.fresh.due(map[string]uint64{}, true, []string{"txt"}, []string{""}); !due[0] {
+		t.Error("a runtime whose directory was just watched is not due")
+	}
+}
+
+// Two names for one directory (a symlink) are one watch: both runtimes
+// hear its events, and the watcher does not re-add the second name after
+// every sweep.
+func TestSymlinkedDirectoryIsOneWatch(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	a := &txtScanner{name: "a", dirs: []string{real}}
+	b := &txtScanner{name: "b", dirs: []string{link}}
+	fp := func(context.Context) (map[string]uint64, error) { return map[string]uint64{}, nil }
+	c := New(Options{SweepInterval: time.Hour, Debounce: 20 * time.Millisecond, ProcessFingerprint: fp}, a, b)
+	var mu sync.Mutex
+	adds := 0
+	c.watchAdded = func(string) { mu.Lock(); adds++; mu.Unlock() }
+	ch, unsubscribe := c.Subscribe()
+	defer unsubscribe()
+	startRun(t, c)
+	if err := c.WaitLoaded(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "x.txt"), []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitChange(t, ch, "x.txt listed by both runtimes", func(Change) bool {
+		_, errA := c.Get(context.Background(), key("a", "x"))
+		_, errB := c.Get(context.Background(), key("b", "x"))
+		return errA == nil && errB == nil
+	})
+	time.Sleep(200 * time.Millisecond) // sweeps a re-add would cause
+	mu.Lock()
+	defer mu.Unlock()
+	if adds != 1 {
+		t.Errorf("the directory was added to the watcher %d times, want 1", adds)
+	}
+}
+
+// A sweep cut short applies nothing, so it must not record anything as
+// seen either: the runtime that finished in time is still due.
+func TestCancelledSweepRecordsNothing(t *testing.T) {
+	started := make(chan struct{})
+	quick := newListScanner("quick", info("quick", "a", time.Now()))
+	slow := &fakeScanner{name: "slow", scanFn: func(ctx context.Context, _ int, _ []string) ([]session.Info, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	fp := func(context.Context) (map[string]uint64, error) { return map[string]uint64{}, nil }
+	c := New(Options{ProcessFingerprint: fp}, quick, slow)
+	c.fresh.watching(true, []bool{true, true})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.Sweep(ctx); close(done) }()
+	<-started
+	cancel()
+	<-done
+	if due, _ := c.fresh.due(map[string]uint64{}, true, []string{"quick", "slow"}, []string{"", ""}); !due[0] {
+		t.Error("the runtime of a cancelled sweep counts as seen")
 	}
 }

@@ -17,6 +17,7 @@ type scanResult struct {
 	infos   []session.Info
 	err     error
 	skipped bool
+	mark    scanMark // what the scan began with, recorded once it is applied
 }
 
 // Rescan scans every runtime now, updates the list and publishes one Change
@@ -33,19 +34,28 @@ func (c *Catalog) Rescan(ctx context.Context) { c.refresh(ctx, true) }
 // table. Run sweeps after file events and every SweepInterval.
 func (c *Catalog) Sweep(ctx context.Context) { c.refresh(ctx, false) }
 
-func (c *Catalog) refresh(ctx context.Context, all bool) {
+// refresh is Rescan (all) or Sweep; it reports whether any runtime was
+// scanned.
+func (c *Catalog) refresh(ctx context.Context, all bool) (scanned bool) {
 	select {
 	case c.scanSem <- struct{}{}:
 	case <-ctx.Done():
-		return
+		return false
 	}
 	defer func() { <-c.scanSem }()
 
 	results := c.scanAll(ctx, all)
 	if ctx.Err() != nil {
 		// Runtimes cut short would look failed (or, on the first scan,
-		// empty); better to apply nothing and leave Loaded false.
-		return
+		// empty); better to apply nothing and leave Loaded false — and
+		// record nothing as seen, so the next sweep scans them again.
+		return false
+	}
+	for i, r := range results {
+		if !r.skipped {
+			scanned = true
+			c.fresh.mark(i, r.mark, r.err == nil)
+		}
 	}
 	errsChanged := c.logErrors(results)
 	change := c.apply(results)
@@ -63,6 +73,7 @@ func (c *Catalog) refresh(ctx context.Context, all bool) {
 	if first || errsChanged || len(change.Updated) > 0 || len(change.Removed) > 0 {
 		c.publish(change)
 	}
+	return scanned
 }
 
 // scanAll runs the scanners that are due (all of them when all is set)
@@ -91,9 +102,7 @@ func (c *Catalog) scanAll(ctx context.Context, all bool) []scanResult {
 			sctx, cancel := context.WithTimeout(ctx, c.opts.ScanTimeout)
 			defer cancel()
 			results[i] = c.scanOne(sctx, s, keeps[i])
-			if ctx.Err() == nil {
-				c.fresh.mark(i, marks[i], results[i].err == nil)
-			}
+			results[i].mark = marks[i]
 		})
 	}
 	wg.Wait()

@@ -55,9 +55,15 @@ func (c *Catalog) Run(ctx context.Context) error {
 	defer sweep.Stop()
 
 	rescan := func() {
-		c.Sweep(ctx)
+		// Only a scan can change what the scanners ask to watch (a new
+		// directory's creation is itself an event, or is found by the
+		// minute's full sweep).
+		if !c.refresh(ctx, false) {
+			return
+		}
 		// A directory that just appeared may already hold changes written
-		// before its watch existed: one more (cheap) scan picks them up.
+		// before its watch existed: sync marks its runtime due, and one
+		// more (cheap) sweep picks them up.
 		if ws.sync(c.scanners) {
 			arm()
 		}
@@ -113,6 +119,13 @@ type watchSet struct {
 	w      *fsnotify.Watcher
 	failed map[string]string // dir → last Add error logged, so retries stay quiet
 	owners map[string][]int  // watched dir → the scanners (by index) that asked for it
+
+	// resolved caches each asked-for directory's real path (symlinks
+	// followed) for a minute: inotify keeps one watch per directory under
+	// the first name it was given, so two names for one directory must be
+	// one entry, or the second would look unwatched forever.
+	resolved   map[string]string
+	resolvedAt time.Time
 }
 
 func (c *Catalog) newWatchSet() *watchSet {
@@ -154,6 +167,20 @@ func (ws *watchSet) stop() {
 	ws.c.fresh.watching(false, nil)
 }
 
+// realPath is dir with symlinks followed (dir itself when that fails: a
+// directory that does not exist yet is simply not watched).
+func (ws *watchSet) realPath(dir string) string {
+	if r, ok := ws.resolved[dir]; ok {
+		return r
+	}
+	r, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return dir
+	}
+	ws.resolved[dir] = r
+	return r
+}
+
 // route records an event for the runtimes whose directory holds path (or
 // is path). A path no runtime owns cannot be placed: all are told.
 func (ws *watchSet) route(path string) {
@@ -187,12 +214,15 @@ func (ws *watchSet) sync(scanners []Scanner) (added bool) {
 		ws.c.fresh.watching(false, nil)
 		return false
 	}
+	if ws.resolved == nil || time.Since(ws.resolvedAt) >= time.Minute {
+		ws.resolved, ws.resolvedAt = make(map[string]string), time.Now()
+	}
 	want := make(map[string]bool)
 	owners := make(map[string][]int)
 	for i, s := range scanners {
 		for _, d := range s.WatchDirs() {
 			if d != "" {
-				d = filepath.Clean(d)
+				d = ws.realPath(filepath.Clean(d))
 				want[d] = true
 				if !slices.Contains(owners[d], i) {
 					owners[d] = append(owners[d], i)
@@ -239,6 +269,12 @@ func (ws *watchSet) sync(scanners []Scanner) (added bool) {
 		}
 		delete(ws.failed, d)
 		added = true
+		if ws.c.Loaded() {
+			// Whatever was written in it before now raised no event.
+			for _, i := range owners[d] {
+				ws.c.fresh.stale(i)
+			}
+		}
 		log.Debug("watching directory", slog.String("dir", d))
 		if ws.c.watchAdded != nil {
 			ws.c.watchAdded(d)
