@@ -3,17 +3,25 @@ package runtimes
 import (
 	"context"
 	"hash/maphash"
+	"slices"
 	"strconv"
 
 	"paddock/internal/procscan"
 )
 
+// heldFiles are the runtimes whose scanners bind a live process to its
+// session by the history files it holds open (Codex's rollout and thread
+// lock, Cursor's store.db): a session resumed inside a running TUI changes
+// nothing else a sweep could see.
+var heldFiles = map[string]bool{"codex": true, "cursor": true}
+
 // fingerprints summarises the agent processes per runtime for
 // catalog.Options.ProcessFingerprint: everything the scanners bind
 // liveness with (pid and start, command line, working directory,
-// terminal, paddock's environment ids, the processes beneath it). The
-// catalog rescans a runtime whose fingerprint moved.
-func fingerprints(procs func(ctx context.Context) ([]procscan.AgentProcess, error)) func(ctx context.Context) (map[string]uint64, error) {
+// terminal, paddock's environment ids, the processes beneath it, and for
+// heldFiles runtimes the files they hold open). The catalog rescans a
+// runtime whose fingerprint moved.
+func fingerprints(procs func(ctx context.Context) ([]procscan.AgentProcess, error), openFiles func(pid int) ([]string, error)) func(ctx context.Context) (map[string]uint64, error) {
 	seed := maphash.MakeSeed()
 	return func(ctx context.Context) (map[string]uint64, error) {
 		list, err := procs(ctx)
@@ -47,6 +55,19 @@ func fingerprints(procs func(ctx context.Context) ([]procscan.AgentProcess, erro
 				field(strconv.Itoa(pid))
 			}
 			h.WriteByte(2)
+			if heldFiles[p.Runtime] {
+				for _, pid := range append([]int{p.PID}, p.Inner...) {
+					files, err := openFiles(pid)
+					if err != nil {
+						continue // gone since the snapshot, or not ours to read
+					}
+					slices.Sort(files)
+					for _, f := range files {
+						field(f)
+					}
+					h.WriteByte(3)
+				}
+			}
 		}
 		out := make(map[string]uint64, len(byRuntime))
 		for rt, h := range byRuntime {

@@ -1,0 +1,72 @@
+package runtimes
+
+import (
+	"context"
+	"testing"
+
+	"paddock/internal/procscan"
+)
+
+func TestFingerprints(t *testing.T) {
+	base := []procscan.AgentProcess{
+		{PID: 10, Runtime: "claude", StartTicks: "100", Cwd: "/w", TTY: "/dev/pts/1", Argv: []string{"claude"}, Interactive: true},
+		{PID: 20, Runtime: "codex", StartTicks: "200", Cwd: "/w", Argv: []string{"codex"}, Inner: []int{21}},
+	}
+	baseFiles := map[int][]string{10: {"/a"}, 21: {"/h/.codex/sessions/r1.jsonl"}}
+	tests := []struct {
+		name   string
+		change func(p []procscan.AgentProcess, files map[int][]string)
+		moved  map[string]bool // runtimes whose fingerprint must change
+	}{
+		{"nothing", func([]procscan.AgentProcess, map[int][]string) {}, nil},
+		{"claude restarted under the same pid", func(p []procscan.AgentProcess, _ map[int][]string) { p[0].StartTicks = "101" }, map[string]bool{"claude": true}},
+		{"claude's cwd", func(p []procscan.AgentProcess, _ map[int][]string) { p[0].Cwd = "/x" }, map[string]bool{"claude": true}},
+		{"codex resumed by argument", func(p []procscan.AgentProcess, _ map[int][]string) { p[1].ArgSessionID = "t1" }, map[string]bool{"codex": true}},
+		{"codex's paddock terminal", func(p []procscan.AgentProcess, _ map[int][]string) { p[1].TerminalID = "pdk-1" }, map[string]bool{"codex": true}},
+		{"codex's inner process", func(p []procscan.AgentProcess, _ map[int][]string) { p[1].Inner = []int{22} }, map[string]bool{"codex": true}},
+		{"codex holds another rollout (resumed inside the TUI)", func(_ []procscan.AgentProcess, f map[int][]string) {
+			f[21] = []string{"/h/.codex/sessions/r2.jsonl"}
+		}, map[string]bool{"codex": true}},
+		{"claude's open files are not read", func(_ []procscan.AgentProcess, f map[int][]string) { f[10] = []string{"/b"} }, nil},
+	}
+	fpOf := func(p []procscan.AgentProcess, files map[int][]string) map[string]uint64 {
+		f := fingerprints(func(context.Context) ([]procscan.AgentProcess, error) { return p, nil },
+			func(pid int) ([]string, error) { return files[pid], nil })
+		m, err := f(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clone := func() ([]procscan.AgentProcess, map[int][]string) {
+				p := make([]procscan.AgentProcess, len(base))
+				copy(p, base)
+				files := map[int][]string{}
+				for k, v := range baseFiles {
+					files[k] = append([]string(nil), v...)
+				}
+				return p, files
+			}
+			p0, f0 := clone()
+			p1, f1 := clone()
+			tt.change(p1, f1)
+			// One fingerprint function, as paddock keeps one: its hash seed
+			// is its own.
+			fp := fingerprints(func(context.Context) ([]procscan.AgentProcess, error) { return p0, nil },
+				func(pid int) ([]string, error) { return f0[pid], nil })
+			before, _ := fp(context.Background())
+			p0, f0 = p1, f1
+			after, _ := fp(context.Background())
+			for _, rt := range []string{"claude", "codex"} {
+				if moved := before[rt] != after[rt]; moved != tt.moved[rt] {
+					t.Errorf("%s moved = %v, want %v", rt, moved, tt.moved[rt])
+				}
+			}
+		})
+	}
+	if m := fpOf(nil, nil); len(m) != 0 {
+		t.Errorf("no processes: %v, want none", m)
+	}
+}
