@@ -152,18 +152,25 @@ type terminal struct {
 // process round trip of a few ms) for what a second cannot change much.
 const statusTTL = time.Second
 
-// paneStatus is Terminals.Status of t's pane, at most statusTTL old.
+// paneStatus is Terminals.Status of t's pane, at most statusTTL old. The
+// lock is not held while tmux answers: a caller with a short deadline (a
+// board push) must not wait behind one without (an API request) on a hung
+// tmux; two callers at once both ask, which is harmless.
 func (m *Manager) paneStatus(ctx context.Context, t *terminal) (tmux.Info, error) {
 	t.statusMu.Lock()
-	defer t.statusMu.Unlock()
 	if !t.statusAt.IsZero() && time.Since(t.statusAt) < statusTTL {
-		return t.status, t.statusErr
+		in, err := t.status, t.statusErr
+		t.statusMu.Unlock()
+		return in, err
 	}
+	t.statusMu.Unlock()
 	in, err := m.opts.Terminals.Status(ctx, t.pane)
 	if ctx.Err() != nil {
 		return in, err // cut short: not an answer worth keeping
 	}
+	t.statusMu.Lock()
 	t.status, t.statusErr, t.statusAt = in, err, time.Now()
+	t.statusMu.Unlock()
 	return in, err
 }
 
