@@ -340,6 +340,11 @@ type cursor struct {
 	index int // ≥ 0: an index; -1: the anchor below
 	dist  int
 	hash  uint64
+	// at is the anchored message's time in Unix ns ("-<base 36>" after the
+	// hash; 0: it has none): only messages of that time are hashed, so a
+	// cursor that matches nothing costs a scan of times, not a hash of the
+	// whole conversation.
+	at int64
 }
 
 // anchorSpan is how many messages an anchor hashes: more than one, so two
@@ -349,7 +354,11 @@ const anchorSpan = 3
 // anchorCursor is the cursor of page[0], page being the last len(page)
 // messages of the conversation.
 func anchorCursor(page []session.Message) string {
-	return "t" + strconv.Itoa(len(page)) + "-" + strconv.FormatUint(spanHash(page), 16)
+	c := "t" + strconv.Itoa(len(page)) + "-" + strconv.FormatUint(spanHash(page), 16)
+	if len(page) > 0 && !page[0].Time.IsZero() {
+		c += "-" + strconv.FormatInt(page[0].Time.UnixNano(), 36)
+	}
+	return c
 }
 
 // spanHash hashes the first anchorSpan messages of msgs.
@@ -377,16 +386,25 @@ func parseCursor(v string) (cursor, bool) {
 	if n, err := strconv.Atoi(v); err == nil {
 		return cursor{index: n}, n >= 0
 	}
-	d, hash, ok := strings.Cut(strings.TrimPrefix(v, "t"), "-")
+	d, rest, ok := strings.Cut(strings.TrimPrefix(v, "t"), "-")
 	if !ok || !strings.HasPrefix(v, "t") {
 		return cursor{}, false
 	}
+	hash, at, timed := strings.Cut(rest, "-")
 	dist, err1 := strconv.Atoi(d)
 	sum, err2 := strconv.ParseUint(hash, 16, 64)
 	if err1 != nil || err2 != nil || dist < 1 {
 		return cursor{}, false
 	}
-	return cursor{index: -1, dist: dist, hash: sum}, true
+	cu := cursor{index: -1, dist: dist, hash: sum}
+	if timed {
+		ns, err := strconv.ParseInt(at, 36, 64)
+		if err != nil || ns == 0 {
+			return cursor{}, false
+		}
+		cu.at = ns
+	}
+	return cu, true
 }
 
 // resolve is the index in msgs (the whole conversation) the cursor names;
@@ -399,6 +417,9 @@ func (cu cursor) resolve(msgs []session.Message) (int, bool) {
 	// in the page.
 	span := min(cu.dist, anchorSpan)
 	for i := len(msgs) - cu.dist; i >= 0; i-- {
+		if t := msgs[i].Time; cu.at != 0 && (t.IsZero() || t.UnixNano() != cu.at) {
+			continue
+		}
 		if spanHash(msgs[i:i+span]) == cu.hash {
 			return i, true
 		}

@@ -260,7 +260,7 @@ func TestAPIMessagesCursor(t *testing.T) {
 	if !slices.Equal(texts(p), turnTexts(7, 10)) || p.NextBefore == nil || *p.NextBefore != 7 || p.Next != "7" {
 		t.Fatalf("before=10: %+v", p)
 	}
-	for _, bad := range []string{"x", "-1", "t0-ab", "tq-1", "t5-zz", "5-ab", "t5"} {
+	for _, bad := range []string{"x", "-1", "t0-ab", "tq-1", "t5-zz", "5-ab", "t5", "t5-ab-0", "t5-ab-", "t5-ab-!"} {
 		w := r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions/claude/"+sessionB+"/messages?before="+bad, withCookie(tok))
 		if w.Code != http.StatusBadRequest || decodeError(t, w.Body.Bytes()) != "bad_before" {
 			t.Errorf("before=%s: %d %s", bad, w.Code, w.Body.String())
