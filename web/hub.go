@@ -236,7 +236,8 @@ func newest(msgs []session.Message) []session.Message {
 // block replaces its "no messages" note). The newest shown message is
 // matched by role and time alone when it has a time: an agent may still be
 // adding to it (Claude joins an answer split over lines), and that is not
-// a new message.
+// a new message — but the viewer's copy is then short, so a grown message
+// reports false and the whole block is sent again.
 func after(shown, page []session.Message) ([]session.Message, bool) {
 	if len(shown) == 0 {
 		return nil, len(page) == 0
@@ -249,6 +250,11 @@ func after(shown, page []session.Message) ([]session.Message, bool) {
 			same = run[i].Role == shown[i].Role && run[i].Text == shown[i].Text && run[i].Time.Equal(shown[i].Time)
 		}
 		if same {
+			if run[last].Text != shown[last].Text {
+				// It grew in place: the viewer's copy is short, and only
+				// the whole block replaces it.
+				return nil, false
+			}
 			return page[end:], true
 		}
 	}

@@ -307,7 +307,7 @@ func TestAfter(t *testing.T) {
 		{"two appended", page(7, 10), page(2, 12), page(10, 12), true},
 		{"page slid past what was shown", page(7, 10), page(11, 20), nil, false},
 		{"rewound", page(7, 10), page(0, 8), nil, false},
-		{"the newest shown message grew: not new", page(2, 5), grown, nil, true},
+		{"the newest shown message grew: the whole block again", page(2, 5), grown, nil, false},
 		{"an earlier shown message changed", page(2, 5), append(page(0, 3), m(3, "edited"), m(4, "text 4")), nil, false},
 		{"viewer had nothing, still nothing", nil, nil, nil, true},
 		{"viewer had nothing, now has some: whole", nil, page(0, 1), nil, false},
