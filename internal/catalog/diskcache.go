@@ -29,7 +29,7 @@ type diskCache struct {
 
 // diskCacheVersion changes when the encoding or the Message type does:
 // older files are then misses.
-const diskCacheVersion = 1
+const diskCacheVersion = 2
 
 // defaultDiskCacheBytes bounds the on-disk cache.
 const defaultDiskCacheBytes = 256 << 20
@@ -38,23 +38,14 @@ const defaultDiskCacheBytes = 256 << 20
 // are read from their history as fast as from the cache.
 const diskCacheMin = 64
 
-type diskRecord struct {
+// A cache file is two gob values: this header, then the messages. A
+// file whose history has changed since is told by its header alone, without
+// decoding a conversation that is thrown away (the session page asks on
+// every render while its agent writes).
+type diskHeader struct {
 	Version int
 	Key     session.Key
-	Sig     diskSig
-	Msgs    []session.Message
-}
-
-// diskSig is fileSignature with exported fields, for gob.
-type diskSig struct {
-	Path                string
-	Size, MtimeNs       int64
-	Dev, Ino            uint64
-	WALSize, WALMtimeNs int64
-}
-
-func toDiskSig(s fileSignature) diskSig {
-	return diskSig{s.path, s.size, s.mtimeNs, s.dev, s.ino, s.walSize, s.walMtimeNs}
+	Sig     fileSignature
 }
 
 func newDiskCache(dir string, max int64) (*diskCache, error) {
@@ -77,13 +68,18 @@ func (d *diskCache) get(k session.Key, sig fileSignature) ([]session.Message, bo
 		return nil, false
 	}
 	defer f.Close()
-	var r diskRecord
-	if gob.NewDecoder(f).Decode(&r) != nil || r.Version != diskCacheVersion || r.Key != k || r.Sig != toDiskSig(sig) {
+	dec := gob.NewDecoder(f)
+	var h diskHeader
+	if dec.Decode(&h) != nil || h.Version != diskCacheVersion || h.Key != k || h.Sig != sig {
+		return nil, false
+	}
+	var msgs []session.Message
+	if dec.Decode(&msgs) != nil {
 		return nil, false
 	}
 	now := time.Now()
 	_ = os.Chtimes(name, now, now) // recently used: pruned last
-	return r.Msgs, true
+	return msgs, true
 }
 
 // drop deletes a session's cached conversation.
@@ -109,7 +105,11 @@ func (d *diskCache) put(k session.Key, sig fileSignature, msgs []session.Message
 	if err != nil {
 		return err
 	}
-	err = gob.NewEncoder(tmp).Encode(diskRecord{Version: diskCacheVersion, Key: k, Sig: toDiskSig(sig), Msgs: msgs})
+	enc := gob.NewEncoder(tmp)
+	err = enc.Encode(diskHeader{Version: diskCacheVersion, Key: k, Sig: sig})
+	if err == nil {
+		err = enc.Encode(msgs)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

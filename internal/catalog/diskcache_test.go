@@ -85,7 +85,7 @@ func TestDiskCacheStaysWithinItsBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig := fileSignature{path: "/h", size: 1}
+	sig := fileSignature{Path: "/h", Size: 1}
 	for i := range 100 {
 		if err := d.put(key("claude", fmt.Sprint(i)), sig, longConversation(fmt.Sprint("session ", i))); err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"paddock/internal/scan/filesig"
 	"paddock/internal/session"
 )
 
@@ -85,14 +86,15 @@ func (c *Catalog) cached(k session.Key, sig fileSignature) ([]session.Message, b
 // SQLite history (OpenCode, Cursor's store.db) new rows land in the "-wal"
 // file and the database file itself stays untouched until a checkpoint, so
 // the WAL's size and mtime are part of the signature when it exists (seed
-// 002 §2.5 and §6); for a JSONL history that is one failed stat.
+// 002 §2.5 and §6); for a JSONL history that is one failed stat. Its
+// fields are exported only so the disk cache can store it (gob).
 type fileSignature struct {
-	path       string
-	size       int64
-	mtimeNs    int64
-	dev, ino   uint64
-	walSize    int64
-	walMtimeNs int64
+	Path       string
+	Size       int64
+	MtimeNs    int64
+	Dev, Ino   uint64
+	WALSize    int64
+	WALMtimeNs int64
 }
 
 func statSignature(path string) (fileSignature, bool) {
@@ -103,10 +105,10 @@ func statSignature(path string) (fileSignature, bool) {
 	if err != nil {
 		return fileSignature{}, false
 	}
-	sig := fileSignature{path: path, size: fi.Size(), mtimeNs: fi.ModTime().UnixNano()}
-	sig.dev, sig.ino = fileID(fi)
+	sig := fileSignature{Path: path, Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano()}
+	sig.Dev, sig.Ino = filesig.ID(fi)
 	if wal, err := os.Stat(path + "-wal"); err == nil {
-		sig.walSize, sig.walMtimeNs = wal.Size(), wal.ModTime().UnixNano()
+		sig.WALSize, sig.WALMtimeNs = wal.Size(), wal.ModTime().UnixNano()
 	}
 	return sig, true
 }

@@ -49,11 +49,16 @@ func (c *Catalog) RecentMessages(ctx context.Context, k session.Key, n int) ([]s
 	// Stat first, for the reason conversation gives.
 	sig, sigOK := statSignature(info.Path)
 	if sigOK {
-		if msgs, hit := c.cached(k, sig); hit {
+		// Memory first (the whole, then this page), the disk last: a
+		// push to an open page must not open a file to learn it is stale.
+		if msgs, hit := c.conv.get(k, sig); hit {
 			return lastN(msgs, n), len(msgs), nil
 		}
 		if msgs, hit := c.conv.getTail(k, sig, n); hit {
 			return lastN(msgs, n), -1, nil
+		}
+		if msgs, hit := c.cached(k, sig); hit {
+			return lastN(msgs, n), len(msgs), nil
 		}
 	}
 	msgs, complete, err := tr.TailConversation(ctx, k.ID, n)
