@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agentenv"
 	"paddock/internal/agenttest"
 	"paddock/internal/mockmodel"
 	"paddock/internal/proc"
@@ -251,6 +252,11 @@ func killHostedTmux(t *testing.T, dataDir string) {
 			t.Logf("agent %d still alive after its tmux server ended; killing it", pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+	}
+	// What detached from its pane (Codex's app-server daemon) still
+	// carries this paddock's data dir in its environment.
+	if err := agentenv.KillMarked("PADDOCK_HOME=" + dataDir); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -418,3 +418,16 @@ func (p *Pane) WaitExit(ctx context.Context) (string, error) {
 		}
 	}
 }
+
+// KillMarked ends every process whose environment holds marker
+// (NAME=VALUE), SIGTERM then SIGKILL: what a test started outside a Tmux
+// (an agent paddock hosted in its own tmux server) may leave behind, such
+// as Codex's app-server daemon, which detaches from its terminal. The error
+// names processes that survived.
+func KillMarked(marker string) error {
+	terminate(ownedProcs(nil, marker), 3*time.Second)
+	if left := ownedProcs(nil, marker); len(left) > 0 {
+		return fmt.Errorf("agentenv: processes %v survived SIGKILL", left)
+	}
+	return nil
+}
