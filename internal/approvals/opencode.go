@@ -146,11 +146,11 @@ func (s *Service) watchOpenCode(ctx context.Context, base *url.URL, a openCodeAs
 		answers := make([][]string, 0, len(it.Questions))
 		for _, q := range it.Questions {
 			a := out.Item.Answers[q.Question]
-			if q.MultiSelect {
-				answers = append(answers, splitLabels(a, q.Options))
-			} else {
-				answers = append(answers, []string{a})
+			labels, ok := pending.SplitLabels(a, q)
+			if !ok {
+				labels = []string{a} // free text
 			}
+			answers = append(answers, labels)
 		}
 		path, body = "/question/"+url.PathEscape(p.ID)+"/reply", map[string]any{"answers": answers}
 	case question && res == pending.Denied:
@@ -173,27 +173,6 @@ func (s *Service) watchOpenCode(ctx context.Context, base *url.URL, a openCodeAs
 		return
 	}
 	s.log.Info("decision sent to OpenCode", "item", it.ID, "request", p.ID, "resolution", out.Item.Resolution)
-}
-
-// splitLabels turns a multi-select answer ("Red, Blue") back into labels,
-// matching the longest labels first (a label may hold ", " itself).
-func splitLabels(a string, opts []pending.Option) []string {
-	var out []string
-	rest := a
-	for rest != "" {
-		best := ""
-		for _, o := range opts {
-			if strings.HasPrefix(rest, o.Label) && len(o.Label) > len(best) {
-				best = o.Label
-			}
-		}
-		if best == "" {
-			return append(out, rest) // free text
-		}
-		out = append(out, best)
-		rest = strings.TrimPrefix(strings.TrimPrefix(rest, best), ", ")
-	}
-	return out
 }
 
 // loopbackURL accepts only an http URL on a loopback address: the URL

@@ -187,12 +187,73 @@ func TestOpenCodeServerMustBeLoopback(t *testing.T) {
 	}
 }
 
-func TestSplitLabels(t *testing.T) {
-	opts := []pending.Option{{Label: "Red"}, {Label: "Blue"}, {Label: "Red, dark"}}
-	for in, want := range map[string]string{"Red": "Red", "Red, Blue": "Red|Blue", "Red, dark, Blue": "Red, dark|Blue", "teal": "teal"} {
-		if got := strings.Join(splitLabels(in, opts), "|"); got != want {
-			t.Errorf("splitLabels(%q) = %q, want %q", in, got, want)
-		}
+// TestOpenCodeMultiSelectReply: a multi-select answer goes back split into
+// the labels it was validated as, even where a greedy split would name a
+// label the question does not offer; free text goes back whole.
+func TestOpenCodeMultiSelectReply(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		labels []string
+		custom bool
+		answer string
+		want   string
+	}{
+		{"only the shorter label first fits", []string{"A", "A, B", "B, C"}, false, "A, B, C", `{"answers":[["A","B, C"]]}`},
+		{"a label holding the separator", []string{"Red", "Blue", "Red, dark"}, false, "Red, dark, Blue", `{"answers":[["Red, dark","Blue"]]}`},
+		{"the longest label where both fit", []string{"A", "B", "A, B"}, false, "A, B", `{"answers":[["A, B"]]}`},
+		{"plain labels", []string{"Red", "Blue"}, false, "Blue, Red", `{"answers":[["Blue","Red"]]}`},
+		{"free text naming a label", []string{"Red", "Blue"}, true, "Red, teal", `{"answers":[["Red, teal"]]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			oc := &fakeOpenCode{}
+			srv := httptest.NewServer(oc)
+			defer srv.Close()
+			ev, payload, id := openCodeEvent(t, "question.asked", srv.URL+"/")
+			oc.pending = []string{id}
+			var m map[string]any
+			if err := json.Unmarshal(payload, &m); err != nil {
+				t.Fatal(err)
+			}
+			var opts []map[string]string
+			for _, l := range tc.labels {
+				opts = append(opts, map[string]string{"label": l, "description": "d"})
+			}
+			const question = "Which ones?"
+			m["event"].(map[string]any)["properties"].(map[string]any)["questions"] = []map[string]any{
+				{"question": question, "header": "Pick", "multiple": true, "custom": tc.custom, "options": opts},
+			}
+			payload, _ = json.Marshal(m)
+			b := pending.New(pending.Options{})
+			s := New(Options{Broker: b})
+			go s.Run(t.Context())
+			s.Hold(t.Context(), ev, payload)
+			var it pending.Item
+			for range 500 {
+				if its := b.List(pending.Filter{PendingOnly: true}); len(its) == 1 {
+					it = its[0]
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if len(it.Questions) != 1 || !it.Questions[0].MultiSelect || it.FreeText != tc.custom {
+				t.Fatalf("item %+v", it)
+			}
+			d := pending.Decision{Verb: pending.VerbAnswer, Answers: map[string]string{question: tc.answer}, By: "device:1"}
+			if _, err := b.Decide(t.Context(), it.ID, d); err != nil {
+				t.Fatal(err)
+			}
+			want := "/question/" + id + "/reply " + tc.want
+			for range 500 {
+				if got := oc.got(); len(got) == 1 {
+					if got[0] != want {
+						t.Fatalf("reply %q, want %q", got[0], want)
+					}
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			t.Fatal("no reply")
+		})
 	}
 }
 

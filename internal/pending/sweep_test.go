@@ -98,31 +98,6 @@ func TestTooManyWaiting(t *testing.T) {
 	}
 }
 
-func TestJoinsLabels(t *testing.T) {
-	labels := []string{"Auth", "Cache, LRU", "Cache", "LRU, big"}
-	tests := []struct {
-		in   string
-		want bool
-	}{
-		{"Auth", true},
-		{"Auth, Cache", true},
-		{"Cache, LRU", true},
-		{"Cache, LRU, big", true}, // "Cache" + "LRU, big"
-		{"Cache, LRU, Auth", true},
-		{"Auth, ", false},
-		{", Auth", false},
-		{"Auth,Cache", false},
-		{"Aut", false},
-		{"", false},
-		{"Auth, Nope", false},
-	}
-	for _, tc := range tests {
-		if got := joinsLabels(tc.in, labels); got != tc.want {
-			t.Errorf("joinsLabels(%q) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestEncodeRoundTrip(t *testing.T) {
 	at := time.Date(2026, 11, 29, 12, 0, 0, 123456789, time.UTC)
 	it := Item{

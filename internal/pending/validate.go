@@ -185,39 +185,59 @@ func checkAnswers(it *Item, answers map[string]string) error {
 		if it.FreeText {
 			continue
 		}
-		labels := make([]string, len(q.Options))
-		for j, o := range q.Options {
-			labels[j] = o.Label
-		}
-		if q.MultiSelect && !joinsLabels(a, labels) || !q.MultiSelect && !slices.Contains(labels, a) {
+		if _, ok := SplitLabels(a, q); !ok {
 			return fmt.Errorf("%w: answer %d is not one of its question's options", ErrInvalid, n)
 		}
 	}
 	return nil
 }
 
-// joinsLabels reports whether s is one or more labels joined with ", ".
-// A label may itself contain ", ", so every split is tried (s is at most
-// MaxText bytes and labels at most MaxOptions).
-func joinsLabels(s string, labels []string) bool {
+// SplitLabels returns the option labels an answer to q names, and whether
+// it names only labels: one label for a single-select question, one or
+// more joined with ", " for a multi-select one. It is the split the answer
+// was validated with, so a runtime that wants labels back gets exactly
+// those. A label may itself contain ", ", so every split is tried (an
+// answer is at most MaxText bytes and labels at most MaxOptions); where
+// several splits fit, the longest label wins at each step, which is the
+// greedy split whenever the greedy split fits.
+func SplitLabels(answer string, q Question) ([]string, bool) {
+	if !q.MultiSelect {
+		for _, o := range q.Options {
+			if o.Label == answer {
+				return []string{answer}, true
+			}
+		}
+		return nil, false
+	}
 	const sep = ", "
-	ok := make([]bool, len(s)+1) // ok[i]: s[i:] is labels joined with sep; ok[len(s)] false
-	for i := len(s) - 1; i >= 0; i-- {
-		if i > 0 && !strings.HasSuffix(s[:i], sep) {
+	// next[i] > i: answer[i:next[i]] is a label and answer[next[i]:] is
+	// empty or sep then labels joined with sep; next[i] == 0: no split
+	// starts at i.
+	next := make([]int, len(answer))
+	for i := len(answer) - 1; i >= 0; i-- {
+		if i > 0 && !strings.HasSuffix(answer[:i], sep) {
 			continue // a label starts only at the beginning or after a separator
 		}
-		for _, l := range labels {
-			if !strings.HasPrefix(s[i:], l) {
+		for _, o := range q.Options {
+			end := i + len(o.Label)
+			if o.Label == "" || end <= next[i] || !strings.HasPrefix(answer[i:], o.Label) {
 				continue
 			}
-			end := i + len(l)
-			if end == len(s) || strings.HasPrefix(s[end:], sep) && ok[end+len(sep)] {
-				ok[i] = true
-				break
+			if end == len(answer) || strings.HasPrefix(answer[end:], sep) && end+len(sep) < len(answer) && next[end+len(sep)] > 0 {
+				next[i] = end
 			}
 		}
 	}
-	return ok[0]
+	if len(answer) == 0 || next[0] == 0 {
+		return nil, false
+	}
+	var labels []string
+	for i := 0; ; i = next[i] + len(sep) {
+		labels = append(labels, answer[i:next[i]])
+		if next[i] == len(answer) {
+			return labels, true
+		}
+	}
 }
 
 // checkText bounds a string and refuses what cannot be shown or stored
