@@ -199,10 +199,12 @@ func BenchmarkScanAll(b *testing.B) {
 }
 
 // benchSweep times Sweep on a running catalog whose files do not change.
+// Its fingerprint is never reused (ttl 0): periodic sweeps are 5 s apart,
+// longer than paddock's one-second reuse, so each walks the process table.
 func benchSweep(b *testing.B, corp *corpus, procs func(context.Context) ([]procscan.AgentProcess, error)) {
 	ctx := context.Background()
 	set := New(Options{ClaudeDir: paths{corp.home}.claude(), Processes: procs})
-	c := catalog.New(catalog.Options{Limit: benchLimit, SweepInterval: time.Hour, ProcessFingerprint: set.ProcessFingerprint}, set.All...)
+	c := catalog.New(catalog.Options{Limit: benchLimit, SweepInterval: time.Hour, ProcessFingerprint: fingerprints(procs, procscan.OpenFiles, 0)}, set.All...)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- c.Run(runCtx) }()

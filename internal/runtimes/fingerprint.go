@@ -3,8 +3,11 @@ package runtimes
 import (
 	"context"
 	"hash/maphash"
+	"maps"
 	"slices"
 	"strconv"
+	"sync"
+	"time"
 
 	"paddock/internal/procscan"
 )
@@ -21,9 +24,21 @@ var heldFiles = map[string]bool{"codex": true, "cursor": true}
 // terminal, paddock's environment ids, the processes beneath it, and for
 // heldFiles runtimes the files they hold open). The catalog rescans a
 // runtime whose fingerprint moved.
-func fingerprints(procs func(ctx context.Context) ([]procscan.AgentProcess, error), openFiles func(pid int) ([]string, error)) func(ctx context.Context) (map[string]uint64, error) {
+func fingerprints(procs func(ctx context.Context) ([]procscan.AgentProcess, error), openFiles func(pid int) ([]string, error), ttl time.Duration) func(ctx context.Context) (map[string]uint64, error) {
 	seed := maphash.MakeSeed()
+	// The snapshot it hashes changes at most once per ttl (snapshotTTL), and the
+	// catalog sweeps after every burst of file events (several a second
+	// while an agent streams): one answer serves that second, rather than
+	// reading every Codex and Cursor process's open files each time.
+	var mu sync.Mutex
+	var last map[string]uint64
+	var at time.Time
 	return func(ctx context.Context) (map[string]uint64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if last != nil && time.Since(at) < ttl {
+			return maps.Clone(last), nil
+		}
 		list, err := procs(ctx)
 		if err != nil {
 			return nil, err
@@ -73,6 +88,7 @@ func fingerprints(procs func(ctx context.Context) ([]procscan.AgentProcess, erro
 		for rt, h := range byRuntime {
 			out[rt] = h.Sum64()
 		}
-		return out, nil
+		last, at = out, time.Now()
+		return maps.Clone(out), nil
 	}
 }

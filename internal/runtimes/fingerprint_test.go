@@ -3,6 +3,7 @@ package runtimes
 import (
 	"context"
 	"testing"
+	"time"
 
 	"paddock/internal/procscan"
 )
@@ -31,7 +32,7 @@ func TestFingerprints(t *testing.T) {
 	}
 	fpOf := func(p []procscan.AgentProcess, files map[int][]string) map[string]uint64 {
 		f := fingerprints(func(context.Context) ([]procscan.AgentProcess, error) { return p, nil },
-			func(pid int) ([]string, error) { return files[pid], nil })
+			func(pid int) ([]string, error) { return files[pid], nil }, 0)
 		m, err := f(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -55,7 +56,7 @@ func TestFingerprints(t *testing.T) {
 			// One fingerprint function, as paddock keeps one: its hash seed
 			// is its own.
 			fp := fingerprints(func(context.Context) ([]procscan.AgentProcess, error) { return p0, nil },
-				func(pid int) ([]string, error) { return f0[pid], nil })
+				func(pid int) ([]string, error) { return f0[pid], nil }, 0)
 			before, _ := fp(context.Background())
 			p0, f0 = p1, f1
 			after, _ := fp(context.Background())
@@ -68,5 +69,17 @@ func TestFingerprints(t *testing.T) {
 	}
 	if m := fpOf(nil, nil); len(m) != 0 {
 		t.Errorf("no processes: %v, want none", m)
+	}
+
+	// Within its TTL one answer serves every sweep: the process table and
+	// the open files are not read again.
+	walks := 0
+	cached := fingerprints(func(context.Context) ([]procscan.AgentProcess, error) { walks++; return base, nil },
+		func(int) ([]string, error) { return nil, nil }, time.Hour)
+	a, _ := cached(context.Background())
+	a["codex"]++ // the caller's copy
+	b, _ := cached(context.Background())
+	if walks != 1 || a["codex"] == b["codex"] {
+		t.Errorf("%d walks within the TTL (want 1), or the cached answer was the caller's copy", walks)
 	}
 }

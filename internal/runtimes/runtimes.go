@@ -87,6 +87,6 @@ func New(o Options) Set {
 	return Set{
 		Claude:             cl,
 		All:                []catalog.Scanner{cl, codex.New(co), opencode.New(oc), kimi.New(ki), cursor.New(cu), pi.New(pio)},
-		ProcessFingerprint: fingerprints(procs, procscan.OpenFiles),
+		ProcessFingerprint: fingerprints(procs, procscan.OpenFiles, snapshotTTL),
 	}
 }
