@@ -319,22 +319,21 @@ func (s *Server) pendingViews(key session.Key) []views.Approval {
 	if s.opts.Approvals == nil {
 		return nil
 	}
-	now := s.opts.Now()
-	items := s.opts.Approvals.List(pending.Filter{Key: key})
-	keep := make([]pending.Item, 0, len(items))
-	resolved := 0
-	for _, it := range items { // newest first
-		if it.Resolution != pending.Pending {
-			if now.Sub(it.ResolvedAt) > showResolved || resolved == maxResolvedShown {
-				continue
-			}
-			resolved++
+	items := s.opts.Approvals.List(pending.Filter{Key: key, ResolvedSince: s.opts.Now().Add(-showResolved)})
+	// Newest first: skip all but the newest maxResolvedShown answered ones.
+	skip := -maxResolvedShown
+	for _, it := range items {
+		if !it.Waiting() {
+			skip++
 		}
-		keep = append(keep, it)
 	}
-	out := make([]views.Approval, 0, len(keep))
-	for i := len(keep) - 1; i >= 0; i-- {
-		out = append(out, s.approvalView(keep[i]))
+	out := make([]views.Approval, 0, len(items))
+	for i := len(items) - 1; i >= 0; i-- {
+		if !items[i].Waiting() && skip > 0 {
+			skip--
+			continue
+		}
+		out = append(out, s.approvalView(items[i]))
 	}
 	return out
 }

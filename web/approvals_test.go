@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/hookstate"
+	"paddock/internal/live"
 	"paddock/internal/pending"
 	"paddock/internal/session"
 )
@@ -148,5 +150,99 @@ func TestApprovalCardFromThePage(t *testing.T) {
 	}
 	if w := r.do(h, http.MethodGet, "/audit"); w.Code == http.StatusOK {
 		t.Fatal("the audit log without a device session")
+	}
+}
+
+// TestPendingViewsKeepsWaitingAndFewAnswered: every waiting item shows,
+// beside only the newest maxResolvedShown answered ones, and only for
+// showResolved after their answer.
+func TestPendingViewsKeepsWaitingAndFewAnswered(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	b := pending.New(pending.Options{Now: clock})
+	s := &Server{opts: Options{Approvals: b, Now: clock}}
+	key := session.Key{Runtime: "claude", ID: sessionA}
+	open := func() pending.Item {
+		it, _, err := b.Open(t.Context(), pending.Item{Kind: pending.KindApproval, Key: key, Tool: "Bash",
+			Input: json.RawMessage(`{"command":"ls"}`), Can: []string{pending.VerbAllow, pending.VerbDeny}, Expires: now.Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+	waiting := open() // the oldest: a cap on answered cards must not push it out
+	var answered []string
+	for range maxResolvedShown + 2 {
+		it := open()
+		if _, err := b.Decide(t.Context(), it.ID, pending.Decision{Verb: pending.VerbDeny, By: "device:d1"}); err != nil {
+			t.Fatal(err)
+		}
+		answered = append(answered, it.ID)
+	}
+	tests := []struct {
+		name  string
+		after time.Duration
+		want  []string
+	}{
+		{"just answered", 0, append([]string{waiting.ID}, answered[len(answered)-maxResolvedShown:]...)},
+		{"at the end of showResolved", showResolved, append([]string{waiting.ID}, answered[len(answered)-maxResolvedShown:]...)},
+		{"after showResolved", time.Second, []string{waiting.ID}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			now = now.Add(tc.after)
+			mu.Unlock()
+			var got []string
+			for _, v := range s.pendingViews(key) {
+				got = append(got, v.ID)
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Fatalf("got  %v\nwant %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSessionPageShowsAPromptOnce: while a card waits to be answered, the
+// session's dialog line (the same prompt, as the hooks saw it) is not
+// shown beside it; without a card, or once it is answered, it is.
+func TestSessionPageShowsAPromptOnce(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	h := r.srv.Handler()
+	a := session.Key{Runtime: "claude", ID: sessionA}
+	r.live.HookEvent(t.Context(), hookstate.Event{Runtime: "claude", SessionID: sessionA, Name: "PermissionRequest", Kind: hookstate.KindPermission,
+		ToolName: "Bash", ToolUseID: "t1", ToolSummary: "rm -rf build", Cwd: projectPath, Relay: relay()})
+	waitCard(t, r.live, a, func(c live.Card) bool { return c.Dialog != nil })
+	var it pending.Item
+	tests := []struct {
+		name          string
+		do            func()
+		cards, dialog int
+	}{
+		{"dialog only", func() {}, 0, 1},
+		{"a card waits", func() {
+			it, _ = r.openItem(pending.Item{Kind: pending.KindApproval, Tool: "Bash", ToolUseID: "t1",
+				Input: json.RawMessage(`{"command":"rm -rf build"}`), Can: []string{pending.VerbAllow, pending.VerbDeny}})
+		}, 1, 0},
+		{"the card answered", func() {
+			if _, err := r.items.Decide(t.Context(), it.ID, pending.Decision{Verb: pending.VerbDeny, By: "device:d1"}); err != nil {
+				t.Fatal(err)
+			}
+		}, 1, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.do()
+			w := r.do(h, http.MethodGet, "/s/claude/"+sessionA, withCookie(tok))
+			doc := parseHTML(t, w.Body.String())
+			head := doc.Find("#session-head")
+			if cards, dialog := head.Find(`[data-testid="approval"]`).Length(), head.Find(`[data-testid="dialog"]`).Length(); w.Code != http.StatusOK ||
+				cards != tc.cards || dialog != tc.dialog {
+				t.Fatalf("%d: %d cards, %d dialog lines; want %d, %d", w.Code, cards, dialog, tc.cards, tc.dialog)
+			}
+		})
 	}
 }

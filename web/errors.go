@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/auth"
+	"paddock/internal/catalog"
 	"paddock/internal/hosted"
 	"paddock/internal/pending"
 	"paddock/internal/session"
@@ -77,6 +78,10 @@ func classify(err error) *apiError {
 		return newError(http.StatusBadRequest, "invalid", userMessage(err, pending.ErrInvalid))
 	case errors.Is(err, pending.ErrNotFound):
 		return newError(http.StatusNotFound, "not_found", "No such approval or question (it may be older than a day).")
+	case errors.Is(err, catalog.ErrUnsupported):
+		return newError(http.StatusNotImplemented, "unsupported", "paddock cannot do that with this agent's history.")
+	case errors.Is(err, session.ErrLive):
+		return newError(http.StatusConflict, "session_live", "The session is running: stop its agent first.")
 	case errors.Is(err, hosted.ErrGone):
 		return newError(http.StatusGone, "terminal_gone", "This session's terminal is gone: the agent exited or was killed.")
 	}

@@ -1,13 +1,11 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v5"
 
-	"paddock/internal/catalog"
 	"paddock/internal/session"
 	"paddock/views"
 )
@@ -33,7 +31,7 @@ func (s *Server) apiEvents(c *echo.Context) error {
 	}
 	evs, err := s.opts.Sessions.Events(c.Request().Context(), k)
 	if err != nil {
-		return historyError(err)
+		return err
 	}
 	out := make([]eventJSON, 0, len(evs))
 	for _, e := range evs {
@@ -41,18 +39,6 @@ func (s *Server) apiEvents(c *echo.Context) error {
 			Input: e.Input, IsError: e.IsError, Time: timePtr(e.Time)})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"key": k.String(), "events": out})
-}
-
-// historyError maps what a runtime says about reading or deleting a
-// session's history.
-func historyError(err error) error {
-	switch {
-	case errors.Is(err, catalog.ErrUnsupported):
-		return newError(http.StatusNotImplemented, "unsupported", "paddock cannot do that with this agent's history.")
-	case errors.Is(err, session.ErrLive):
-		return newError(http.StatusConflict, "session_live", "The session is running: stop its agent first.")
-	}
-	return err
 }
 
 // deleteSession deletes a session's history, as its agent keeps it, and
@@ -64,10 +50,10 @@ func (s *Server) deleteSession(c *echo.Context) (session.Key, error) {
 	}
 	ctx := c.Request().Context()
 	if card, ok := s.live.Card(k); ok && !card.State.Over() {
-		return k, historyError(session.ErrLive)
+		return k, session.ErrLive
 	}
 	if err := s.opts.Sessions.Delete(ctx, k); err != nil {
-		return k, historyError(err)
+		return k, err
 	}
 	if s.opts.Audit != nil {
 		if err := s.opts.Audit.Audit(ctx, s.opts.Now(), by(c), "session.delete", "session="+k.String()); err != nil {

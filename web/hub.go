@@ -97,9 +97,19 @@ func (h *hub) run(ctx context.Context) error {
 				items = nil
 				continue
 			}
-			h.broadcast(ctx, clients, coalesce(catalog.Change{Updated: []session.Key{it.Key}}, changes, liveChanges), drop)
+			h.broadcast(ctx, clients, coalesce(itemChange(it), changes, liveChanges), drop)
 		}
 	}
+}
+
+// itemChange is what a pending item's open or resolution changes: its
+// session; or, for the broker's "List again" (the zero Item, sent when the
+// hub fell behind), every session, since which ones were missed is unknown.
+func itemChange(it pending.Item) catalog.Change {
+	if it.ID == "" {
+		return catalog.Change{Full: true}
+	}
+	return catalog.Change{Updated: []session.Key{it.Key}}
 }
 
 // snapshot sends a client everything its view shows; every (re)connect

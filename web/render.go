@@ -197,12 +197,7 @@ func (s *Server) board() views.Board {
 		}
 	}
 	b.Pending = s.pendingViews(session.Key{})
-	asked := map[string]bool{} // sessions with a card to answer: their own card adds nothing
-	for _, a := range b.Pending {
-		if a.Resolved == "" {
-			asked[a.URL] = true
-		}
-	}
+	asked := askedIn(b.Pending)
 	for _, e := range needsYou(es) {
 		c := s.card(e)
 		if asked[c.URL] {
@@ -277,6 +272,20 @@ func (s *Server) newestPage(k session.Key, r recent) views.Conversation {
 	return c
 }
 
+// askedIn is the set of session URLs with a card waiting to be answered:
+// such a card asks what the session's own dialog line says, so the board
+// drops the session's needs-you entry and the session page its dialog
+// line, or the prompt would show twice.
+func askedIn(cards []views.Approval) map[string]bool {
+	asked := map[string]bool{}
+	for _, a := range cards {
+		if a.Resolved == "" {
+			asked[a.URL] = true
+		}
+	}
+	return asked
+}
+
 func (s *Server) sessionView(ctx context.Context, e entry, r recent) views.Session {
 	v := views.Session{
 		Card:         s.card(e),
@@ -287,6 +296,9 @@ func (s *Server) sessionView(ctx context.Context, e entry, r recent) views.Sessi
 	v.CanResume = s.opts.Hosting != nil && !e.info.Live && (e.card == nil || e.card.State.Over())
 	v.CanDelete = !e.info.Live && (e.card == nil || e.card.State.Over()) && e.info.Path != ""
 	v.Pending = s.pendingViews(e.key())
+	if askedIn(v.Pending)[v.Card.URL] {
+		v.Card.DialogTool, v.Card.DialogSummary = "", ""
+	}
 	if s.opts.Hosting != nil && e.info.Cwd != "" {
 		v.NewHereURL = "/new?" + url.Values{"runtime": {e.info.Runtime}, "workdir": {e.info.Cwd}, "parent": {e.key().String()}}.Encode()
 	}

@@ -48,7 +48,10 @@ type Filter struct {
 	Kind        Kind
 	Key         session.Key // Runtime and ID each match when not empty
 	PendingOnly bool
-	Limit       int // at most this many, newest first; 0: all
+	// ResolvedSince skips items resolved before it, so a view of recent
+	// answers does not copy a day of old ones; waiting items always pass.
+	ResolvedSince time.Time
+	Limit         int // at most this many, newest first; 0: all
 }
 
 const (
@@ -273,7 +276,8 @@ func (b *Broker) List(f Filter) []Item {
 		if f.Kind != "" && it.Kind != f.Kind ||
 			f.Key.Runtime != "" && it.Key.Runtime != f.Key.Runtime ||
 			f.Key.ID != "" && it.Key.ID != f.Key.ID ||
-			f.PendingOnly && !it.Waiting() {
+			f.PendingOnly && !it.Waiting() ||
+			!it.Waiting() && it.ResolvedAt.Before(f.ResolvedSince) {
 			continue
 		}
 		hit = append(hit, e)

@@ -730,7 +730,8 @@ func TestListFilterAndOrder(t *testing.T) {
 	a1, _ := open(t, b, approval(sessA, "t1"))
 	q, _ := open(t, b, question(sessA))
 	b1, _ := open(t, b, approval(sessB, "t1"))
-	if _, err := b.Decide(context.Background(), a1.ID, pending.Decision{Verb: "allow", By: "device:d1"}); err != nil {
+	a1, err := b.Decide(context.Background(), a1.ID, pending.Decision{Verb: "allow", By: "device:d1"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	ids := func(items []pending.Item) string {
@@ -751,6 +752,9 @@ func TestListFilterAndOrder(t *testing.T) {
 		{"approvals of session A", pending.Filter{Kind: pending.KindApproval, Key: sessA}, []string{a1.ID}},
 		{"runtime only", pending.Filter{Key: session.Key{Runtime: "claude"}, Limit: 2}, []string{b1.ID, q.ID}},
 		{"limit", pending.Filter{Limit: 1}, []string{b1.ID}},
+		{"resolved at the bound", pending.Filter{ResolvedSince: a1.ResolvedAt}, []string{b1.ID, q.ID, a1.ID}},
+		// b1 and q were created before the bound: waiting items pass whatever their age.
+		{"resolved before the bound", pending.Filter{ResolvedSince: a1.ResolvedAt.Add(time.Second)}, []string{b1.ID, q.ID}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

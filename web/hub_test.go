@@ -1,0 +1,32 @@
+package web
+
+import (
+	"slices"
+	"testing"
+
+	"paddock/internal/pending"
+	"paddock/internal/session"
+)
+
+// The broker's "List again" (the zero Item) must refresh every session
+// viewer, not the session of an empty key.
+func TestItemChange(t *testing.T) {
+	k := session.Key{Runtime: "claude", ID: sessionA}
+	tests := []struct {
+		name    string
+		it      pending.Item
+		full    bool
+		updated []session.Key
+	}{
+		{"an item", pending.Item{ID: "itm_1", Key: k}, false, []session.Key{k}},
+		{"list again", pending.Item{}, true, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := itemChange(tc.it)
+			if got.Full != tc.full || !slices.Equal(got.Updated, tc.updated) || len(got.Removed) != 0 {
+				t.Fatalf("got %+v", got)
+			}
+		})
+	}
+}
