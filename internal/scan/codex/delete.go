@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"paddock/internal/procscan"
+	"paddock/internal/scan/clip"
 	"paddock/internal/scan/jsonl"
 	"paddock/internal/session"
 )
@@ -148,7 +149,7 @@ func cliMessage(stderr string) string {
 	if msg == "" {
 		msg = strings.TrimSpace(stderr)
 	}
-	return clipBytes(msg, 1024)
+	return clip.Runes(msg, 1024)
 }
 
 // forget drops what the Scanner remembers of a deleted session, so the

@@ -7,15 +7,10 @@ import (
 	"errors"
 	"io/fs"
 	"strings"
-	"unicode/utf8"
 
+	"paddock/internal/scan/clip"
 	"paddock/internal/session"
 )
-
-// maxOutputBytes bounds a tool result's text in an event: a test log or a
-// file read can be megabytes, and an export wants to show that there was
-// output, not carry all of it.
-const maxOutputBytes = 64 << 10
 
 // Events returns a session's full record, oldest first: the messages
 // Conversation returns, in the same order, with the model's reasoning
@@ -148,7 +143,7 @@ func itemEvent(item []byte) (session.Event, bool) {
 		return session.Event{
 			Kind:    session.EventToolResult,
 			ToolID:  callID,
-			Text:    clipBytes(text, maxOutputBytes),
+			Text:    clip.Output(text),
 			IsError: failed || refused(text),
 		}, true
 	}
@@ -246,16 +241,4 @@ func refused(text string) bool {
 	}
 	last := t[strings.LastIndexByte(t, '\n')+1:]
 	return last == "aborted by user"
-}
-
-// clipBytes cuts s to at most n bytes on a rune boundary.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
 }

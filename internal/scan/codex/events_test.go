@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"paddock/internal/scan/clip"
 	"paddock/internal/session"
 	"paddock/internal/sharedtest"
 )
@@ -58,7 +59,7 @@ func checkEvents(t *testing.T, s *Scanner, id string, evs []session.Event) {
 			if e.ToolID != "" && !calls[e.ToolID] {
 				t.Errorf("%s: result %s before (or without) its call", id, e.ToolID)
 			}
-			if len(e.Text) > maxOutputBytes {
+			if len(e.Text) > clip.MaxOutput {
 				t.Errorf("%s: result of %d bytes", id, len(e.Text))
 			}
 		default:
@@ -219,7 +220,7 @@ func TestEventsErrorsAndRollback(t *testing.T) {
 		return env(sec, "event_msg", map[string]any{"type": "item_completed", "item": map[string]any{
 			"type": "CommandExecution", "id": id, "status": status, "exit_code": code}})
 	}
-	huge := strings.Repeat("é", maxOutputBytes)
+	huge := strings.Repeat("é", clip.MaxOutput)
 	h := newHome(t)
 	h.rollout(sid, t0, lines(
 		meta(0, sid, "/p"),
@@ -258,8 +259,9 @@ func TestEventsErrorsAndRollback(t *testing.T) {
 	if r, _ := findEvent(evs, session.EventToolResult, "arr"); r.Text != "a" {
 		t.Errorf("array output %q", r.Text)
 	}
-	if r, _ := findEvent(evs, session.EventToolResult, "big"); len(r.Text) > maxOutputBytes || !strings.HasPrefix(huge, r.Text) || len(r.Text) < maxOutputBytes-1 {
-		t.Errorf("clipped output: %d bytes", len(r.Text))
+	// é is two bytes, so the cut before the "…" steps back one to a rune start.
+	if r, _ := findEvent(evs, session.EventToolResult, "big"); r.Text != huge[:clip.MaxOutput-4]+"…" {
+		t.Errorf("clipped output: %d bytes, ends %q", len(r.Text), r.Text[max(0, len(r.Text)-8):])
 	}
 	if got := kinds(evs); got[len(got)-2] != "user: third" {
 		t.Errorf("after the rollback: %q", got)

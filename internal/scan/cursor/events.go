@@ -7,14 +7,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"unicode/utf8"
 
+	"paddock/internal/scan/clip"
 	"paddock/internal/session"
 )
-
-// maxToolOutput bounds a tool result's text in an export: a build log or
-// a file dump is kept in part, never whole.
-const maxToolOutput = 64 << 10
 
 // Events returns a chat's full record, oldest first, from the same source
 // and in the same order as Conversation: its messages (exactly
@@ -153,7 +149,7 @@ func contentEvents(role string, content json.RawMessage, msg session.Message, ok
 			out = append(out, session.Event{
 				Kind:    session.EventToolResult,
 				ToolID:  clean(first(p.ToolCallID, p.ToolUseID)),
-				Text:    clipOutput(text),
+				Text:    clip.Output(text),
 				IsError: isErr || p.IsError || p.IsErrorA,
 			})
 		}
@@ -244,15 +240,3 @@ func partsText(raw json.RawMessage) string {
 // validText repairs invalid UTF-8 and keeps everything else (a tool's
 // output ends in its newline).
 func validText(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
-
-// clipOutput cuts s to at most maxToolOutput bytes, at a rune boundary.
-func clipOutput(s string) string {
-	if len(s) <= maxToolOutput {
-		return s
-	}
-	cut := maxToolOutput
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"paddock/internal/scan/clip"
 	"paddock/internal/session"
 )
 
@@ -122,7 +123,7 @@ func TestEventsFromStore(t *testing.T) {
 		`result call_3: {"answer":"Red"}`,
 		"assistant: Red it is.",
 		`call Read call_4 {"path":"big.log"}`,
-		"result call_4: " + long[:64<<10],
+		"result call_4: " + long[:clip.MaxOutput-len("…")] + "…",
 		"call Grep call_5 ",
 		"error call_5: no such file",
 		"call Fetch call_6 {}",
@@ -166,19 +167,4 @@ func TestEventsFromTranscript(t *testing.T) {
 		"error toolu_2: rejected by the user",
 		"assistant: done",
 	})
-}
-
-func TestClipOutput(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want int
-	}{
-		{"", 0},
-		{strings.Repeat("a", maxToolOutput+1), maxToolOutput},
-		{"a" + strings.Repeat("é", maxToolOutput/2), maxToolOutput - 1}, // never half a rune
-	} {
-		if got := clipOutput(tt.in); len(got) != tt.want || !strings.HasPrefix(tt.in, got) {
-			t.Errorf("clipOutput(%d bytes) = %d bytes, want %d", len(tt.in), len(got), tt.want)
-		}
-	}
 }

@@ -8,15 +8,10 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"paddock/internal/scan/clip"
 	"paddock/internal/session"
 )
-
-// maxOutputBytes bounds a tool result's text in an event: a test log or a
-// file read can be megabytes, and an export wants to show that there was
-// output, not carry all of it.
-const maxOutputBytes = 64 << 10
 
 // Events returns a session's full record, oldest first: the messages
 // Conversation returns, in the same order and with the same times, with
@@ -160,7 +155,7 @@ func (f *fold) toolResult(raw json.RawMessage, t time.Time) {
 	f.push(&entry{time: t, ev: &session.Event{
 		Kind:    session.EventToolResult,
 		ToolID:  id,
-		Text:    clipBytes(outputText(r["output"]), maxOutputBytes),
+		Text:    clip.Output(outputText(r["output"])),
 		IsError: jsonBool(r["isError"]),
 	}})
 }
@@ -228,7 +223,7 @@ func toolMessage(id string, content json.RawMessage) session.Event {
 	return session.Event{
 		Kind:    session.EventToolResult,
 		ToolID:  id,
-		Text:    clipBytes(text, maxOutputBytes),
+		Text:    clip.Output(text),
 		IsError: strings.HasPrefix(strings.TrimSpace(text), "<system>ERROR"),
 	}
 }
@@ -284,18 +279,6 @@ func jsonInput(raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(text) // a string cannot fail to marshal
 	return string(b)
-}
-
-// clipBytes cuts s to at most n bytes on a rune boundary.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
 }
 
 // Events of kimi-cli's context.jsonl (legacyFold).

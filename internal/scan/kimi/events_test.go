@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"paddock/internal/scan/clip"
 	"paddock/internal/session"
 	"paddock/internal/sharedtest"
 )
@@ -53,7 +54,7 @@ func checkEvents(t *testing.T, s *Scanner, id string, evs []session.Event) {
 			if e.ToolID != "" && !calls[e.ToolID] {
 				t.Errorf("%s: result %s before (or without) its call", id, e.ToolID)
 			}
-			if len(e.Text) > maxOutputBytes {
+			if len(e.Text) > clip.MaxOutput {
 				t.Errorf("%s: result of %d bytes", id, len(e.Text))
 			}
 		default:
@@ -205,7 +206,7 @@ func TestEventsFixtures(t *testing.T) {
 // events with it, and a huge output clipped.
 func TestEventsWire(t *testing.T) {
 	undo := `{"type":"context.undo","count":1,"time":1}`
-	huge := strings.Repeat("é", maxOutputBytes)
+	huge := strings.Repeat("é", clip.MaxOutput)
 	hidden := loopRec(map[string]any{"type": "content.part", "stepUuid": "s1", "part": map[string]any{"type": "think", "think": "HIDDEN", "hidden": true}}, t0+3)
 	assistant := `{"type":"context.append_message","message":{"role":"assistant","content":[{"type":"think","think":"planning"},{"type":"text","text":"Calling."}],` +
 		`"toolCalls":[{"type":"function","id":"m1","name":"Read","arguments":"{\"path\":\"a.go\"}"}]},"time":` + itoa(t0+20) + `}`
@@ -245,8 +246,9 @@ func TestEventsWire(t *testing.T) {
 	if c := findEvent(evs, session.EventToolCall, "c1"); c.Input != `{"command":"echo TOOL-CALL-TEXT"}` {
 		t.Errorf("loop call input %q", c.Input)
 	}
-	if r := findEvent(evs, session.EventToolResult, "c2"); len(r.Text) > maxOutputBytes || len(r.Text) < maxOutputBytes-1 || !strings.HasPrefix(huge, r.Text) {
-		t.Errorf("clipped output: %d bytes", len(r.Text))
+	// é is two bytes, so the cut before the "…" steps back one to a rune start.
+	if r := findEvent(evs, session.EventToolResult, "c2"); r.Text != huge[:clip.MaxOutput-4]+"…" {
+		t.Errorf("clipped output: %d bytes, ends %q", len(r.Text), r.Text[max(0, len(r.Text)-8):])
 	}
 }
 

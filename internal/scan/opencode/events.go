@@ -8,14 +8,10 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"paddock/internal/scan/clip"
 	"paddock/internal/session"
 )
-
-// maxToolOutput bounds a tool result's text in an export: a build log or
-// a file dump is kept in part, never whole.
-const maxToolOutput = 64 << 10
 
 // Events returns a session's full record, oldest first: the messages
 // Conversation returns (the same ones, in the same order) with, around
@@ -189,9 +185,9 @@ func (m *eventMessage) tool(p toolPart) {
 	}
 	switch p.status {
 	case "completed":
-		m.add(session.Event{Kind: session.EventToolResult, ToolID: p.callID, Text: clipOutput(clean(p.output)), Time: end})
+		m.add(session.Event{Kind: session.EventToolResult, ToolID: p.callID, Text: clip.Output(clean(p.output)), Time: end})
 	case "error":
-		m.add(session.Event{Kind: session.EventToolResult, ToolID: p.callID, Text: clipOutput(clean(p.err)), IsError: true, Time: end})
+		m.add(session.Event{Kind: session.EventToolResult, ToolID: p.callID, Text: clip.Output(clean(p.err)), IsError: true, Time: end})
 	}
 }
 
@@ -205,16 +201,4 @@ func (m *eventMessage) appendTo(out []session.Event) []session.Event {
 	out = append(out, m.events[:m.textAt]...)
 	out = append(out, session.Event{Kind: session.EventMessage, Role: msg.Role, Text: msg.Text, Time: msg.Time})
 	return append(out, m.events[m.textAt:]...)
-}
-
-// clipOutput cuts s to at most maxToolOutput bytes, at a rune boundary.
-func clipOutput(s string) string {
-	if len(s) <= maxToolOutput {
-		return s
-	}
-	cut := maxToolOutput
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
 }

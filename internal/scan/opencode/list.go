@@ -260,17 +260,11 @@ func (s *Scanner) info(c *conn, r sessionRow, sum promptSummary) session.Info {
 	return info
 }
 
-// visible applies the list rules: no throw-away (oc-manager-*) directory
-// ever; and unless a live process holds the session, at least one real
-// prompt and a working directory that still exists.
+// visible applies the shared working-directory rule (workdir.Listable) and
+// OpenCode's own: a session nobody prompted yet is listed only while a
+// live process holds it.
 func (p *pass) visible(info session.Info, live bool) bool {
-	if workdir.Ephemeral(info.Cwd) {
-		return false
-	}
-	if live {
-		return true
-	}
-	return info.PromptCount > 0 && (p.s.opts.KeepMissingCwd || p.cwds.Exists(info.Cwd))
+	return (live || info.PromptCount > 0) && p.cwds.Listable(info.Cwd, live, p.s.opts.KeepMissingCwd)
 }
 
 // result merges what the pass read: the newest limit sessions of the
