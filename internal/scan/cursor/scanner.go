@@ -337,11 +337,12 @@ func (p *pass) add(c *chat) {
 	p.used[c.cacheKey()] = true
 	sum := p.s.summary(p.ctx, c)
 	cwd := p.s.cwdOf(p.ctx, c, sum, p.siblings)
-	if !p.s.listable(c, sum, cwd, p.pinned[c.id], p.cwds.Exists) {
+	pid, live := p.live[c.id]
+	if !p.s.listable(c, sum, cwd, live, p.pinned[c.id], p.cwds) {
 		return
 	}
 	info := p.s.info(c, sum, cwd)
-	if pid, ok := p.live[c.id]; ok {
+	if live {
 		info.Live, info.PID = true, pid
 	}
 	p.out = append(p.out, info)
@@ -378,9 +379,10 @@ func (c *chat) cacheKey() string {
 }
 
 // listable applies the listing rules: subagents' chats, empty shells,
-// paddock's own title-generation runs, ephemeral working directories and
-// chats whose working directory is gone (unless pinned) are left out.
-func (s *Scanner) listable(c *chat, sum *summary, cwd string, pinned bool, cwdExists func(string) bool) bool {
+// paddock's own title-generation runs, and by workdir's rule ephemeral
+// working directories and chats whose working directory is gone, unless
+// the chat is live or pinned (kept: asked for by id), are left out.
+func (s *Scanner) listable(c *chat, sum *summary, cwd string, live, pinned bool, cwds *workdir.Memo) bool {
 	switch {
 	case sum.subagent, sum.empty:
 		return false
@@ -393,13 +395,7 @@ func (s *Scanner) listable(c *chat, sum *summary, cwd string, pinned bool, cwdEx
 		strings.Contains(sum.firstPrompt, m) || strings.Contains(sum.lastPrompt, m)) {
 		return false
 	}
-	if workdir.Ephemeral(cwd) {
-		return false
-	}
-	if cwd != "" && !pinned && strings.HasPrefix(cwd, "/") && !cwdExists(cwd) {
-		return false
-	}
-	return true
+	return cwds.Listable(cwd, live, pinned)
 }
 
 // cwdOf is a chat's working directory: meta.json's, else the one known for
@@ -546,7 +542,8 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 	sum := s.summary(ctx, c)
 	siblings := func(ws string) []*chat { return s.workspace(s.chatsDir(), ws) }
 	cwd := s.cwdOf(ctx, c, sum, siblings)
-	if !s.listable(c, sum, cwd, true, isDir) {
+	// Asked for by id, a chat is pinned: its cwd is never checked.
+	if !s.listable(c, sum, cwd, false, true, workdir.NewMemo(isDir)) {
 		return session.Info{}, session.ErrNotFound
 	}
 	info := s.info(c, sum, cwd)

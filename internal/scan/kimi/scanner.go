@@ -28,6 +28,7 @@ import (
 	"hash/maphash"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -176,6 +177,9 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	}
 
 	p := newPass(s)
+	// Liveness first: a live session is listed even where its cwd is gone,
+	// so the cwd rule needs it.
+	p.live = bindLive(procs, cands, p.created)
 	for i := range cands {
 		if limit >= 0 && len(p.out) >= limit {
 			break
@@ -186,18 +190,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 		p.add(&cands[i])
 	}
 	p.addIDs(cands, keep)
-
-	live := bindLive(procs, cands, p.created)
-	var liveIDs []string
-	for id := range live {
-		liveIDs = append(liveIDs, id)
-	}
-	p.addIDs(cands, liveIDs)
-	for i := range p.out {
-		if pid := live[p.out[i].ID]; pid != 0 {
-			p.out[i].Live, p.out[i].PID = true, pid
-		}
-	}
+	p.addIDs(cands, slices.Collect(maps.Keys(p.live)))
 	sortInfos(p.out)
 	s.prune(p.used)
 	s.remember(base, p, cands)
@@ -369,6 +362,7 @@ type pass struct {
 	used      map[string]bool   // history paths whose summaries were used
 	stateSigs map[string]uint64 // state-file signatures as read, by history path
 	cwds      *workdir.Memo     // cwd existence, for this scan
+	live      map[string]int    // session id → pid of the TUI holding it
 	out       []session.Info
 }
 
@@ -400,10 +394,14 @@ func (p *pass) add(c *candidate) {
 	}
 	p.seen[c.id] = true
 	sum := p.summary(c)
-	if !sum.listable || !p.cwdUsable(sum.cwd) {
+	if !p.listable(c, sum) {
 		return
 	}
-	p.out = append(p.out, p.s.info(c, sum))
+	info := p.s.info(c, sum)
+	if pid := p.live[c.id]; pid != 0 {
+		info.Live, info.PID = true, pid
+	}
+	p.out = append(p.out, info)
 }
 
 // addIDs adds the named sessions the limit left out, in one walk.
@@ -425,15 +423,14 @@ func (p *pass) addIDs(cands []candidate, ids []string) {
 	}
 }
 
-// cwdUsable drops sessions whose directory is gone (they cannot be resumed)
-// or ephemeral (seed 002 §6), checking each directory once per scan. An
-// unknown cwd (a kimi-cli bucket kimi.json no longer names) is kept: the
-// history is still worth showing.
-func (p *pass) cwdUsable(cwd string) bool {
-	if workdir.Ephemeral(cwd) {
-		return false
-	}
-	return p.cwds.Exists(cwd)
+// listable drops sessions with nothing to list and, by workdir's rule
+// (seed 002 §6), those of an ephemeral directory and those whose directory
+// is gone (they cannot be resumed) unless a TUI still holds them (p.live
+// bound first), checking each directory once per scan. An unknown cwd (a
+// kimi-cli bucket kimi.json no longer names) is kept: the history is still
+// worth showing.
+func (p *pass) listable(c *candidate, sum *summary) bool {
+	return sum.listable && p.cwds.Listable(sum.cwd, p.live[c.id] != 0, false)
 }
 
 func isDir(path string) bool {
@@ -609,15 +606,18 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 	}
 	p := newPass(s)
 	sum := p.summary(&c)
-	if !sum.listable || !p.cwdUsable(sum.cwd) {
+	if !sum.listable {
+		return session.Info{}, session.ErrNotFound
+	}
+	if procs := s.liveProcs(ctx); len(procs) > 0 {
+		p.live = bindLive(procs, s.bucketCandidates(c), p.created)
+	}
+	if !p.listable(&c, sum) {
 		return session.Info{}, session.ErrNotFound
 	}
 	info := s.info(&c, sum)
-	if procs := s.liveProcs(ctx); len(procs) > 0 {
-		scope := s.bucketCandidates(c)
-		if pid := bindLive(procs, scope, p.created)[c.id]; pid != 0 {
-			info.Live, info.PID = true, pid
-		}
+	if pid := p.live[c.id]; pid != 0 {
+		info.Live, info.PID = true, pid
 	}
 	return info, nil
 }

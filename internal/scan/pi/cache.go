@@ -19,14 +19,20 @@ import (
 // summary also keeps where its read ended, so that a file that only grew
 // is read on from there (resumePoint).
 
-// find locates the newest session file whose header id is id. Header ids
-// already known (from earlier scans and lookups) and file names, which
-// carry the id as a hint (<timestamp>_<id>.jsonl), are tried first, newest
-// file first; only when neither finds it are the other files' headers read
-// (once per file version).
+// find locates the newest session file whose header id is id. The files
+// already known to carry it (findKnown) answer without a walk: a live
+// session's page looks it up on every change of its file, and walking
+// 10,000 files costs tens of milliseconds each time. Otherwise every file
+// is walked; header ids already known and file names, which carry the id
+// as a hint (<timestamp>_<id>.jsonl), are tried first, newest file first;
+// only when neither finds it are the other files' headers read (once per
+// file version).
 func (s *Scanner) find(ctx context.Context, id string) (candidate, error) {
 	if s.dir == "" || !validID(id) {
 		return candidate{}, session.ErrNotFound
+	}
+	if c, ok := s.findKnown(id); ok {
+		return c, nil
 	}
 	cands, _, err := s.walk(ctx)
 	if err != nil {
@@ -50,6 +56,40 @@ func (s *Scanner) find(ctx context.Context, id string) (candidate, error) {
 		}
 	}
 	return candidate{}, session.ErrNotFound
+}
+
+// findKnown returns the newest of the files whose header the scanner has
+// read as id that still carry it: unchanged since (same signature), or
+// with a header that, read again, names id. It stats only those files. A
+// copy of the session that no scan or lookup has read yet is not among
+// them, where a walk would find it by its name; the next Scan reads it
+// (a new file is the newest) and lookups find it from then on.
+func (s *Scanner) findKnown(id string) (candidate, bool) {
+	var paths []string
+	s.mu.Lock()
+	for p, e := range s.heads {
+		if e.id == id {
+			paths = append(paths, p)
+		}
+	}
+	s.mu.Unlock()
+	var best candidate
+	found := false
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue // gone or renamed: the walk finds where it went
+		}
+		c, ok := s.stat(p, fs.FileInfoToDirEntry(st))
+		if !ok || s.header(c) != id {
+			continue
+		}
+		// The walk's order: newest mtime first, then path.
+		if !found || c.sig.MtimeNs > best.sig.MtimeNs || c.sig.MtimeNs == best.sig.MtimeNs && c.path < best.path {
+			best, found = c, true
+		}
+	}
+	return best, found
 }
 
 func (s *Scanner) cachedHeader(c candidate) (string, bool) {

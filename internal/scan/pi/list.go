@@ -35,6 +35,7 @@ const maxStatWorkers = 4
 // work of a listing that grows with the number of sessions. Symlinked
 // files are followed; symlinked directories are not (no loops).
 func (s *Scanner) walk(ctx context.Context) ([]candidate, []string, error) {
+	s.walks.Add(1)
 	root := s.sessionsDir()
 	entries, err := os.ReadDir(root)
 	if err != nil {

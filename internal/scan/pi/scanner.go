@@ -91,6 +91,9 @@ type Scanner struct {
 	// its last read ended (resumePoint) from one read whole.
 	parses    atomic.Int64
 	readBytes atomic.Int64
+	// walks counts walks of the sessions tree, so tests can tell a lookup
+	// answered from the known headers from one that listed every file.
+	walks atomic.Int64
 
 	mu       sync.Mutex
 	sums     map[string]sumEntry  // by path: what the last scans read
@@ -160,10 +163,12 @@ func (s *Scanner) sessionsDir() string { return s.sessions }
 // missing agent or sessions directory is an empty list, not an error; an
 // unreadable sessions directory is an error.
 //
-// Sessions whose cwd no longer exists (they cannot be resumed) or lies in
-// an ephemeral oc-manager-* directory are left out, as are files whose
-// first line is not a session header. When one id is in several files
-// (a session copied out of an isolation folder) the newest file is it.
+// Sessions whose cwd lies in an ephemeral oc-manager-* directory are left
+// out, and so are those whose cwd no longer exists (they cannot be
+// resumed) unless Pi still runs them (workdir.Memo.Listable), as are
+// files whose first line is not a session header. When one id is in
+// several files (a session copied out of an isolation folder) the newest
+// file is it.
 //
 // Files are taken newest mtime first and the result sorted by effective
 // time, so a file a sync tool touched can take a place in the limit that
@@ -263,7 +268,8 @@ func (p *pass) add(c candidate) bool {
 		return false
 	}
 	p.seen[sum.id] = true
-	if !sum.listable || workdir.Ephemeral(sum.cwd) || !p.cwds.Exists(sum.cwd) {
+	_, live := pidFor(p.claims, sum.id, c.path)
+	if !sum.listable || !p.cwds.Listable(sum.cwd, live, false) {
 		return false
 	}
 	p.out = append(p.out, p.s.info(c, sum, p.claims))
