@@ -49,7 +49,13 @@ func (s *Server) deleteSession(c *echo.Context) (session.Key, error) {
 		return k, err
 	}
 	ctx := c.Request().Context()
-	if card, ok := s.live.Card(k); ok && !card.State.Over() {
+	// The same rule as the page's Delete button; the scanners still refuse
+	// a session a process holds, whatever the hooks said.
+	e, err := s.entry(ctx, k)
+	if err != nil {
+		return k, err
+	}
+	if !ended(e) {
 		return k, session.ErrLive
 	}
 	if err := s.opts.Sessions.Delete(ctx, k); err != nil {

@@ -40,6 +40,17 @@ func TestBoardShowsSessions(t *testing.T) {
 	if p := cards.Find(".agent").Text(); p != "Claude" {
 		t.Fatalf("agent %q", p)
 	}
+	// The filters offer what is on the board, and only that.
+	if got := doc.Find(`[data-testid="filter-agent"] option[value="claude"]`).Text(); got != "Claude" {
+		t.Fatalf("agent filter option %q", got)
+	}
+	if n := doc.Find(`[data-testid="filter-agent"] option`).Length(); n != 2 {
+		t.Fatalf("%d agent filter options, want All and Claude", n)
+	}
+	project, _ := cards.Attr("data-project")
+	if v, _ := doc.Find(`[data-testid="filter-project"] option`).Last().Attr("value"); project == "" || v != project {
+		t.Fatalf("project filter option %q, card project %q", v, project)
+	}
 	if doc.Find(`[ws-connect]`).Length() != 1 {
 		t.Fatal("board does not connect its websocket")
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -117,7 +116,6 @@ func (s *Server) card(e entry) views.Card {
 	if title == "" {
 		title = "(untitled session)"
 	}
-	live := in.Live
 	v := views.Card{
 		DOMID:       domID(in.Key()),
 		URL:         sessionURL(in.Key()),
@@ -134,7 +132,6 @@ func (s *Server) card(e entry) views.Card {
 		StateLabel:  label,
 	}
 	if c := e.card; c != nil {
-		live = !c.State.Over()
 		v.Attention = string(c.Attention)
 		v.Terminal = c.Terminal
 		v.External = c.External
@@ -154,9 +151,32 @@ func (s *Server) card(e entry) views.Card {
 			v.Title = c.Name
 		}
 	}
-	v.Live = live
-	v.CanResume = s.opts.Hosting != nil && !live && in.Cwd != ""
+	v.Live = !ended(e)
+	v.CanResume = s.canResume(e)
 	return v
+}
+
+// ended reports whether a session's agent is done with it. The hooks'
+// state wins when there is a card, as on the board: SessionEnd (or paddock
+// putting the session to sleep) arrives the moment it happens, while the
+// process scan is a periodic snapshot that can still see an exiting agent.
+// Without a card only the scan knows.
+func ended(e entry) bool {
+	if e.card != nil {
+		return e.card.State.Over()
+	}
+	return !e.info.Live
+}
+
+// canResume is the one rule for offering Resume, on the board and the
+// page alike: paddock can host, the session has ended, and there is a
+// directory to resume it in (the one resumable would pass on).
+func (s *Server) canResume(e entry) bool {
+	dir := e.info.Cwd
+	if dir == "" && e.card != nil {
+		dir = e.card.Cwd
+	}
+	return s.opts.Hosting != nil && ended(e) && dir != ""
 }
 
 func runningSubagents(ss []live.Subagent) int {
@@ -211,20 +231,6 @@ func (s *Server) board() views.Board {
 	for _, e := range s.opts.Sessions.Errors() {
 		b.Errors = append(b.Errors, session.Label(e.Runtime)+": its history could not be read ("+e.Message+"); showing what was read before.")
 	}
-	seenAgent, seenProject := map[string]bool{}, map[string]bool{}
-	for _, c := range b.Cards {
-		seenAgent[c.Runtime] = true
-		if c.Project != "" && !seenProject[c.Project] {
-			seenProject[c.Project] = true
-			b.Projects = append(b.Projects, c.Project)
-		}
-	}
-	for _, rt := range session.Runtimes() {
-		if seenAgent[rt] {
-			b.Agents = append(b.Agents, views.Option{Value: rt, Label: session.Label(rt)})
-		}
-	}
-	slices.Sort(b.Projects)
 	if m := s.live.Machine(); m.Total > 0 {
 		b.Memory = humanBytes(m.Used) + " of " + humanBytes(m.Total) + " in use"
 	}
@@ -293,8 +299,8 @@ func (s *Server) sessionView(ctx context.Context, e entry, r recent) views.Sessi
 		Conversation: s.newestPage(e.key(), r),
 		Total:        r.total,
 	}
-	v.CanResume = s.opts.Hosting != nil && !e.info.Live && (e.card == nil || e.card.State.Over())
-	v.CanDelete = !e.info.Live && (e.card == nil || e.card.State.Over()) && e.info.Path != ""
+	v.CanResume = v.Card.CanResume
+	v.CanDelete = ended(e) && e.info.Path != ""
 	v.Pending = s.pendingViews(e.key())
 	if askedIn(v.Pending)[v.Card.URL] {
 		v.Card.DialogTool, v.Card.DialogSummary = "", ""
