@@ -11,16 +11,15 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"paddock/internal/scan/filesig"
 )
 
 // candidate is one transcript found by the stat pass.
 type candidate struct {
 	id, path string
-	sig      fileSig
+	sig      filesig.Sig
 }
-
-func (c candidate) mtime() time.Time { return time.Unix(0, c.sig.mtimeNs) }
 
 // maxStatWorkers bounds the goroutines of the stat pass. Stat is a syscall
 // per file, so a couple of workers overlap the kernel work of different
@@ -62,7 +61,7 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 
 	out := slices.Concat(perDir...)
 	slices.SortFunc(out, func(a, b candidate) int {
-		if c := cmp.Compare(b.sig.mtimeNs, a.sig.mtimeNs); c != 0 {
+		if c := cmp.Compare(b.sig.MtimeNs, a.sig.MtimeNs); c != 0 {
 			return c
 		}
 		return strings.Compare(a.path, b.path)
@@ -106,13 +105,9 @@ func (s *Scanner) project(dir string) []candidate {
 		if !st.Mode().IsRegular() {
 			continue // a directory or device named *.jsonl
 		}
-		out = append(out, candidate{id: id, path: path, sig: sigOf(st)})
+		out = append(out, candidate{id: id, path: path, sig: filesig.Of(st)})
 	}
 	return out
-}
-
-func sigOf(st fs.FileInfo) fileSig {
-	return fileSig{size: st.Size(), mtimeNs: st.ModTime().UnixNano()}
 }
 
 // subdirs lists the entries of dir that are directories or symlinks (which
@@ -145,7 +140,7 @@ func (s *Scanner) find(id string) (candidate, bool) {
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		if c := (candidate{id: id, path: p, sig: sigOf(st)}); !found || c.sig.mtimeNs > best.sig.mtimeNs {
+		if c := (candidate{id: id, path: p, sig: filesig.Of(st)}); !found || c.sig.MtimeNs > best.sig.MtimeNs {
 			best, found = c, true
 		}
 	}

@@ -5,10 +5,11 @@
 // It is read-only except for Delete: it never writes, creates, renames,
 // touches or locks anything under the Claude config directory, and never
 // starts or signals Claude. Delete, run only when the user asks, removes
-// one session's own files and nothing else. Listing is lazy (seed 002 §2.1): it stats every candidate
-// transcript, then reads only the head and tail of the newest ones until the
-// limit is filled, caching each file's summary by (path, size, mtime) so a
-// rescan re-reads only files that changed.
+// one session's own files and nothing else. Listing is lazy (seed 002 §2.1):
+// it stats every candidate transcript, then reads only the head and tail of
+// the newest ones until the limit is filled, caching each file's summary by
+// path and filesig.Sig (size, mtime, inode) so a rescan re-reads only files
+// that changed.
 package claude
 
 import (
@@ -23,6 +24,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"paddock/internal/scan/filesig"
 	"paddock/internal/scan/logonce"
 	"paddock/internal/scan/workdir"
 	"paddock/internal/session"
@@ -69,15 +71,8 @@ type Scanner struct {
 	problems *logonce.Logger       // problems already logged, by path
 }
 
-// fileSig identifies one version of a file: any append or rewrite changes
-// its size or its mtime.
-type fileSig struct {
-	size    int64
-	mtimeNs int64
-}
-
 type cacheEntry struct {
-	sig fileSig
+	sig filesig.Sig
 	sum *summary
 }
 
@@ -294,7 +289,7 @@ func (s *Scanner) summary(c candidate) *summary {
 	if ok && e.sig == c.sig {
 		return e.sum
 	}
-	sum, err := readSummary(c.path, c.sig.size)
+	sum, err := readSummary(c.path, c.sig.Size)
 	if err != nil {
 		s.problems.Error(c.path, "cannot read Claude transcript", "err", err)
 		sum = &summary{}
@@ -326,7 +321,7 @@ func (s *Scanner) prune(used map[string]bool) {
 
 // info builds the list entry of a transcript.
 func (s *Scanner) info(c candidate, sum *summary, pids map[string][]pidFile) session.Info {
-	updated, source := session.EffectiveTime(c.mtime(), sum.lastEvent)
+	updated, source := session.EffectiveTime(c.sig.Mtime(), sum.lastEvent)
 	info := session.Info{
 		Runtime:     runtimeName,
 		ID:          c.id,

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/scan/filesig"
 	"paddock/internal/session"
 )
 
@@ -402,8 +403,8 @@ func TestScanLimitAndKeep(t *testing.T) {
 	}
 }
 
-// Rescans re-read only transcripts whose size or mtime changed, and the
-// cache holds only what the last scan used.
+// Rescans re-read only transcripts whose size, mtime or inode changed, and
+// the cache holds only what the last scan used.
 func TestScanCache(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
@@ -449,6 +450,26 @@ func TestScanCache(t *testing.T) {
 	}
 	if after["s1.jsonl"] != first["s1.jsonl"] || after["s3.jsonl"] != first["s3.jsonl"] {
 		t.Error("unchanged files re-read")
+	}
+
+	// An editor or sync tool that replaces the file by rename can keep its
+	// size and mtime: only the inode tells the new version apart.
+	st, err := os.Stat(paths["s3"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(filepath.Dir(paths["s3"]), "s3.tmp")
+	writeFile(t, tmp, []byte(user("u1", "", "task x3", 0)+"\n"))
+	setMtime(t, tmp, st.ModTime())
+	if err := os.Rename(tmp, paths["s3"]); err != nil {
+		t.Fatal(err)
+	}
+	if rst, err := os.Stat(paths["s3"]); err != nil || rst.Size() != st.Size() || !rst.ModTime().Equal(st.ModTime()) {
+		t.Fatalf("replacement differs in size or mtime (%v): the test proves nothing", err)
+	}
+	got = scanAll(t, s)
+	if filesig.Of(st).Ino != 0 && got["s3"].FirstPrompt != "task x3" {
+		t.Errorf("s3 replaced by rename lists the old summary: first prompt %q", got["s3"].FirstPrompt)
 	}
 
 	if err := os.Remove(paths["s1"]); err != nil {

@@ -88,7 +88,10 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 }
 
 // subagentsOf returns the chats of workspace folder ws whose store.db
-// leads, parent by parent, to chat id: its subagents' chats.
+// leads, parent by parent, to chat id: its subagents' chats. Only a chat
+// whose meta.json calls it a subagent has a parent (as binder.top reads
+// it), so the walk stops at any other before opening its store: opening
+// one may copy the database, and a workspace holds many top-level chats.
 func (s *Scanner) subagentsOf(ctx context.Context, ws, id string) []*chat {
 	chats := s.workspace(s.chatsDir(), ws)
 	byID := make(map[string]*chat, len(chats))
@@ -102,6 +105,9 @@ func (s *Scanner) subagentsOf(ctx context.Context, ws, id string) []*chat {
 		}
 		cur := c
 		for range maxSubagentDepth {
+			if !s.summary(ctx, cur).subagent {
+				break
+			}
 			parent := s.parentOf(ctx, cur)
 			if parent == id {
 				out = append(out, c)

@@ -162,3 +162,37 @@ func TestDeleteRefuses(t *testing.T) {
 		})
 	}
 }
+
+// Finding a chat's subagents opens the store.db of the workspace's
+// subagents' chats only (idSub, idNested, idChain, idOrphan): opening a
+// store may copy it, and a top-level sibling's names no parent anyway.
+// The deleted chat's own subagents go whatever the count.
+func TestDeleteOpensOnlySubagentStores(t *testing.T) {
+	const subagentChats = 4
+	tests := []struct {
+		id   string
+		gone []string // chat folders Delete removes
+	}{
+		{id: idParent, gone: []string{idParent, idSub, idNested, idChain}},
+		{id: idTop3, gone: []string{idTop3}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			root, proj := liveTree(t)
+			s := New(Options{Dir: root, Processes: func(context.Context) ([]procscan.AgentProcess, error) { return nil, nil }})
+			s.openFiles = func(int) ([]string, error) { return nil, procscan.ErrNotRunning }
+			if err := s.Delete(context.Background(), tc.id); err != nil {
+				t.Fatal(err)
+			}
+			if n := s.storeReads.Load(); n != subagentChats {
+				t.Errorf("Delete(%s) opened %d stores, want the %d subagents' chats'", tc.id, n, subagentChats)
+			}
+			ws := filepath.Join(root, "chats", wsOf(proj))
+			for _, id := range []string{idParent, idTop2, idTop3, idSub, idNested, idChain, idOrphan} {
+				if want := !slices.Contains(tc.gone, id); isDir(filepath.Join(ws, id)) != want {
+					t.Errorf("Delete(%s): chat %s there = %v, want %v", tc.id, id, !want, want)
+				}
+			}
+		})
+	}
+}
