@@ -114,6 +114,8 @@ type Scanner struct {
 	cache    map[string]cacheEntry // summaries by history path
 	problems *logonce.Logger       // problems logged, by path
 	last     *lastScan
+
+	clocks clockMemo // what tail reads scanned of each wire (tail.go)
 }
 
 // cacheEntry is a summary with the signatures it was read at.

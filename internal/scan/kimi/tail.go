@@ -6,8 +6,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
+	"sync"
 	"time"
 
+	"paddock/internal/scan/filesig"
 	"paddock/internal/scan/jsonl"
 	"paddock/internal/scan/tailwin"
 	"paddock/internal/session"
@@ -18,7 +21,9 @@ import (
 // (catalog.TailReader). n < 1 is read as 1.
 //
 // A kimi-code window's times are checked against every record before it
-// (wireTail): this reads the whole file, but decodes only the window.
+// (wireTail): the first read of a wire reads the whole file, but decodes
+// only the window; later reads scan only what was not scanned before
+// (clockMemo).
 func (s *Scanner) TailConversation(ctx context.Context, id string, n int) ([]session.Message, bool, error) {
 	c, ok := s.find(id)
 	if !ok {
@@ -28,7 +33,7 @@ func (s *Scanner) TailConversation(ctx context.Context, id string, n int) ([]ses
 	var t tail
 	var err error
 	if c.layout == current {
-		t, err = wireTail(ctx, c.path, n, tailwin.FirstWindow)
+		t, err = wireTail(ctx, c.path, n, tailwin.FirstWindow, &s.clocks)
 	} else {
 		t, err = legacyTail(ctx, c.path, n, tailwin.FirstWindow)
 	}
@@ -78,8 +83,16 @@ type tail struct {
 //     at least every earlier message's, those before the window included.
 //     Only a record before the window can say it is later than the
 //     window's first (clockHolds), so every one is looked at, without
-//     being decoded; when one is later, the whole file is folded.
-func wireTail(ctx context.Context, path string, n int, window int64) (tail, error) {
+//     being decoded, or remembered from an earlier read (memo, nil for
+//     none); when one is later, the whole file is folded.
+func wireTail(ctx context.Context, path string, n int, window int64, memo *clockMemo) (tail, error) {
+	// Stat'ed before it is opened: should the file be replaced between
+	// the two, what is remembered is filed under the inode that is gone,
+	// never under the one whose bytes it did not see.
+	var id fileID
+	if st, err := os.Stat(path); err == nil {
+		id.dev, id.ino = filesig.ID(st)
+	}
 	f, err := tailwin.Open(path)
 	if err != nil {
 		return tail{}, err
@@ -110,7 +123,7 @@ func wireTail(ctx context.Context, path string, n int, window int64) (tail, erro
 		}
 		last := lastN(msgs, n)
 		scanned := f.Read()
-		holds, err := clockHolds(ctx, f, lineStart, last)
+		holds, err := clockHolds(ctx, f, lineStart, last, memo.at(path, id))
 		t.scanned += f.Read() - scanned
 		if err != nil {
 			return tail{}, err
@@ -157,9 +170,10 @@ func (w *windowEdge) reset() {
 // clockHolds reports whether no record in the first end bytes of f can
 // move the times of msgs, the last messages of a window whose first line
 // starts at end: none has a time later than the first of msgs that has
-// one. It reads every line before end but decodes none that ends the way
-// kimi-code writes every record (entryTime).
-func clockHolds(ctx context.Context, f *tailwin.File, end int64, msgs []session.Message) (bool, error) {
+// one. It reads every line before end that mark has not read (all of them
+// when it cannot vouch for f) but decodes none that ends the way kimi-code
+// writes every record (entryTime), and remembers what it read in mark.
+func clockHolds(ctx context.Context, f *tailwin.File, end int64, msgs []session.Message, mark *clockMark) (bool, error) {
 	var first time.Time
 	for _, m := range msgs {
 		if !m.Time.IsZero() {
@@ -170,15 +184,162 @@ func clockHolds(ctx context.Context, f *tailwin.File, end int64, msgs []session.
 	if first.IsZero() {
 		return true, nil // timeless messages keep their zero time
 	}
-	ls := jsonl.NewReader(io.NewSectionReader(f, 0, end), maxLineBytes).KeepLong(keepTypes(convTypes))
-	holds := true
-	err := eachLine(ctx, ls, func(line []byte, oversize bool) bool {
-		if !oversize && entryTime(line).After(first) {
-			holds = false
+	from, latest := int64(0), time.Time{}
+	if prev, ok := mark.get(); ok && prev.holds(f) {
+		switch {
+		case end == prev.end:
+			return !prev.latest.After(first), nil
+		case end > prev.end:
+			from, latest = prev.end, prev.latest
+		case !prev.latest.After(first):
+			return true, nil // nothing up to prev.end is later, end is before it
+		default:
+			// Later somewhere before prev.end: maybe before end too. Read
+			// [0, end), and keep prev, the longer one.
+			l, err := latestTime(ctx, f, 0, end)
+			return !l.After(first), err
 		}
-		return holds
+	}
+	l, err := latestTime(ctx, f, from, end)
+	if err != nil {
+		return false, err
+	}
+	if l.After(latest) {
+		latest = l
+	}
+	mark.put(f, end, latest)
+	return !latest.After(first), nil
+}
+
+// latestTime returns the latest entryTime of the lines of f in [from,
+// end), from being a line's start.
+func latestTime(ctx context.Context, f *tailwin.File, from, end int64) (time.Time, error) {
+	var latest time.Time
+	ls := jsonl.NewReader(io.NewSectionReader(f, from, end-from), maxLineBytes).KeepLong(keepTypes(convTypes))
+	err := eachLine(ctx, ls, func(line []byte, oversize bool) bool {
+		if t := entryTime(line); !oversize && t.After(latest) {
+			latest = t
+		}
+		return true
 	})
-	return holds, err
+	return latest, err
+}
+
+// clockMemo remembers, per wire, the latest record time in the part of it
+// clockHolds has scanned, so that the next read of the wire scans only
+// what lies between that part and its window. A live session's wire grows
+// by appends, the catalog tails it again on every change, and scanning the
+// 50 MB before the window each time was most of every read. It trusts the
+// part only while the file is the same one (device and inode) and still
+// holds the part's first and last bytes: a wire rewritten by rename, or
+// truncated and written again, is scanned from its start.
+//
+// It keeps the last clockMemoPaths wires read. The zero value is ready;
+// it is safe for concurrent use.
+type clockMemo struct {
+	mu    sync.Mutex
+	marks map[string]clockPart
+	clock uint64 // counts uses, to forget the least recent wire
+}
+
+// clockMemoPaths bounds clockMemo: the catalog tails the few sessions
+// open on a phone, and an entry costs clockCheckBytes twice.
+const clockMemoPaths = 32
+
+// clockCheckBytes is how much of a scanned part's start and end must be
+// unchanged for clockMemo to trust it.
+const clockCheckBytes = 256
+
+// fileID is one file on disk, whatever its name: zero where the platform
+// has no inodes (filesig.ID), and then only the bytes vouch for it.
+type fileID struct{ dev, ino uint64 }
+
+// clockPart is the scanned part [0, end) of one file.
+type clockPart struct {
+	id         fileID
+	end        int64     // a line's start
+	latest     time.Time // the latest entryTime of its lines
+	head, tail []byte    // its first and last clockCheckBytes (or all of it)
+	used       uint64
+}
+
+// clockMark is the memo's entry for one wire, as clockHolds uses it; a
+// mark of a nil memo remembers nothing.
+type clockMark struct {
+	memo *clockMemo
+	path string
+	id   fileID
+}
+
+// at returns the mark of the wire at path, the file id.
+func (m *clockMemo) at(path string, id fileID) *clockMark {
+	return &clockMark{memo: m, path: path, id: id}
+}
+
+// get returns the part remembered for the mark's file.
+func (k *clockMark) get() (clockPart, bool) {
+	if k.memo == nil {
+		return clockPart{}, false
+	}
+	k.memo.mu.Lock()
+	defer k.memo.mu.Unlock()
+	p, ok := k.memo.marks[k.path]
+	if !ok || p.id != k.id {
+		return clockPart{}, false
+	}
+	k.memo.clock++
+	p.used = k.memo.clock
+	k.memo.marks[k.path] = p
+	return p, true
+}
+
+// put remembers latest as the latest time of f's first end bytes, in
+// place of what was remembered of the mark's path. Any part put is right
+// about the file it was read from, so concurrent reads may put theirs in
+// any order.
+func (k *clockMark) put(f *tailwin.File, end int64, latest time.Time) {
+	if k.memo == nil || end <= 0 {
+		return
+	}
+	n := min(end, clockCheckBytes)
+	head, tail := readAt(f, 0, n), readAt(f, end-n, n)
+	if head == nil || tail == nil {
+		return
+	}
+	m := k.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.marks == nil {
+		m.marks = make(map[string]clockPart)
+	}
+	m.clock++
+	m.marks[k.path] = clockPart{id: k.id, end: end, latest: latest, head: head, tail: tail, used: m.clock}
+	if len(m.marks) > clockMemoPaths {
+		oldest := k.path
+		for p, e := range m.marks {
+			if e.used < m.marks[oldest].used {
+				oldest = p
+			}
+		}
+		delete(m.marks, oldest)
+	}
+}
+
+// holds reports whether f still has p's bytes at their places: its first
+// and the last before p.end. f's id was compared by get.
+func (p clockPart) holds(f *tailwin.File) bool {
+	return p.end <= f.Size() &&
+		bytes.Equal(readAt(f, 0, int64(len(p.head))), p.head) &&
+		bytes.Equal(readAt(f, p.end-int64(len(p.tail)), int64(len(p.tail))), p.tail)
+}
+
+// readAt returns the n bytes of r at off; nil when they cannot all be read.
+func readAt(r io.ReaderAt, off, n int64) []byte {
+	b := make([]byte, n)
+	if k, _ := r.ReadAt(b, off); int64(k) < n {
+		return nil
+	}
+	return b
 }
 
 // entryTime returns the time an entry made from a wire line would have
