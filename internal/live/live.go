@@ -69,7 +69,7 @@ type Service struct {
 	now  func() time.Time
 
 	events   chan arrival
-	calls    chan func(*owner, *update)
+	calls    chan call
 	stopped  chan struct{}
 	restored chan struct{}
 	changes  *broadcast.Broadcaster[session.Change]
@@ -106,7 +106,7 @@ func New(o Options) *Service {
 	return &Service{
 		opts: o, log: o.Logger, now: o.Now,
 		events:   make(chan arrival, o.Queue),
-		calls:    make(chan func(*owner, *update)),
+		calls:    make(chan call),
 		stopped:  make(chan struct{}),
 		restored: make(chan struct{}),
 		changes: broadcast.New(func() session.Change { return session.Change{Full: true} }, func(c session.Change) session.Change {
@@ -282,9 +282,8 @@ func (stoppedError) Error() string { return "live: not running" }
 
 func (s *Service) call(ctx context.Context, f func(*owner, *update)) error {
 	done := make(chan struct{})
-	wrapped := func(o *owner, u *update) { f(o, u); close(done) }
 	select {
-	case s.calls <- wrapped:
+	case s.calls <- call{f: f, done: done}:
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-s.stopped:
@@ -398,6 +397,7 @@ func (s *Service) Run(ctx context.Context) error {
 			arm(timer, o.tracker.NextDeadline(), s.now())
 		}
 		u := newUpdate()
+		var answered chan struct{} // a call's, closed after publishing
 		select {
 		case <-ctx.Done():
 			wg.Wait()
@@ -459,8 +459,9 @@ func (s *Service) Run(ctx context.Context) error {
 				s.machine = r.Machine
 				s.mu.Unlock()
 			}
-		case f := <-s.calls:
-			f(o, u)
+		case c := <-s.calls:
+			c.f(o, u)
+			answered = c.done
 		}
 		for k := range u.changed {
 			dirty[k] = true
@@ -469,7 +470,19 @@ func (s *Service) Run(ctx context.Context) error {
 			dirty[k] = true
 		}
 		s.publish(o, u)
+		if answered != nil {
+			// The caller returns once the cards it changed are published:
+			// reading a card right after a call must see its effect.
+			close(answered)
+		}
 	}
+}
+
+// call is a function run on Run's goroutine (see Service.call); done is
+// closed once what it changed is published.
+type call struct {
+	f    func(*owner, *update)
+	done chan struct{}
 }
 
 // dueTools lists the sessions whose next deadline has come while a tool
