@@ -17,11 +17,11 @@ import (
 	"time"
 
 	"paddock/certs"
+	"paddock/internal/agent/claude"
 	"paddock/internal/auth"
 	"paddock/internal/catalog"
 	"paddock/internal/live"
 	"paddock/internal/pending"
-	"paddock/internal/scan/claude"
 	"paddock/internal/store"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"paddock/internal/agent/claude"
 	"paddock/internal/catalog"
-	"paddock/internal/scan/claude"
 	"paddock/internal/session"
 )
 

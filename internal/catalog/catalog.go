@@ -22,7 +22,7 @@ import (
 	"paddock/internal/session"
 )
 
-// Scanner is what each runtime package (internal/scan/claude, ...) provides.
+// Scanner is what each runtime package (internal/agent/claude, ...) provides.
 // Its methods may be called concurrently: Get and Messages run on request
 // goroutines while a rescan is in progress.
 type Scanner interface {

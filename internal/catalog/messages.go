@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"paddock/internal/scan/filesig"
+	"paddock/internal/history"
 	"paddock/internal/session"
 )
 
@@ -106,7 +106,7 @@ func statSignature(path string) (fileSignature, bool) {
 		return fileSignature{}, false
 	}
 	sig := fileSignature{Path: path, Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano()}
-	sig.Dev, sig.Ino = filesig.ID(fi)
+	sig.Dev, sig.Ino = history.FileID(fi)
 	if wal, err := os.Stat(path + "-wal"); err == nil {
 		sig.WALSize, sig.WALMtimeNs = wal.Size(), wal.ModTime().UnixNano()
 	}
@@ -218,7 +218,7 @@ func (cc *convCache) store(ne *convEntry) {
 }
 
 // EventReader is a Scanner that can read a session's full record
-// (internal/scan/*: messages, thinking, tool calls and results).
+// (internal/agent/*: messages, thinking, tool calls and results).
 type EventReader interface {
 	Events(ctx context.Context, id string) ([]session.Event, error)
 }

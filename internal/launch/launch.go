@@ -1,7 +1,7 @@
 // Package launch describes how paddock starts and resumes one runtime's
 // interactive CLI: its executable, the arguments of a new and of a resumed
 // session, and which options it takes. Each runtime's package
-// (internal/scan/<runtime>) owns its Recipe; internal/runtimes collects
+// (internal/agent/<runtime>) owns its Recipe; internal/runtimes collects
 // them and internal/hosted runs them. It only builds argument lists: it
 // never runs a command nor reads an agent's files.
 package launch

@@ -21,7 +21,7 @@ import (
 
 // This file builds a HOME holding every runtime's history, made from the
 // real CLI recordings in testdata/ (Cursor, which has none, from the
-// synthetic layout of internal/scan/cursor's own benchmark). Each
+// synthetic layout of internal/agent/cursor's own benchmark). Each
 // scanner's scan_bench_test.go builds its tree the same way; test code is
 // not shared across packages, so the approach is repeated here.
 
@@ -177,7 +177,7 @@ func claudeProjectDir(cwd string) string { return nonAlnum.ReplaceAllString(cwd,
 func stripExt(path string) string { return strings.TrimSuffix(filepath.Base(path), ".jsonl") }
 
 // writeClaude copies the Claude Code 2.1.328 transcripts round-robin,
-// as internal/scan/claude's BenchmarkScan10k does.
+// as internal/agent/claude's BenchmarkScan10k does.
 func writeClaude(p paths, n int, at func(int) time.Time) ([]string, error) {
 	recs, err := readRecordings("claude-*/claude/projects/*/*.jsonl", stripExt)
 	if err != nil {
@@ -203,7 +203,7 @@ func codexID(path string) string { return codexRolloutID.FindStringSubmatch(path
 
 // writeCodex copies the Codex 0.169.0 rollouts into day directories, with
 // a state database and a session index naming the threads, as
-// internal/scan/codex's BenchmarkScan does.
+// internal/agent/codex's BenchmarkScan does.
 func writeCodex(p paths, n int, at func(int) time.Time) ([]string, error) {
 	recs, err := readRecordings("codex-*/codex/sessions/*/*/*/rollout-*.jsonl", codexID)
 	if err != nil {
@@ -256,7 +256,7 @@ func kimiSessionID(wire string) string {
 }
 
 // writeKimi copies the Kimi Code 2.1.0 sessions (the main agent's
-// wire.jsonl and the session's state.json), as internal/scan/kimi's
+// wire.jsonl and the session's state.json), as internal/agent/kimi's
 // BenchmarkScan does, but with the recorded state.json rather than a
 // generated one.
 func writeKimi(p paths, n int, at func(int) time.Time) ([]string, error) {
@@ -301,7 +301,7 @@ func piFolder(cwd string) string {
 	return "--" + strings.ReplaceAll(strings.TrimPrefix(cwd, "/"), "/", "-") + "--"
 }
 
-// writePi copies the Pi 0.73.1 sessions, as internal/scan/pi's
+// writePi copies the Pi 0.73.1 sessions, as internal/agent/pi's
 // BenchmarkScan does.
 func writePi(p paths, n int, at func(int) time.Time) ([]string, error) {
 	recs, err := readRecordings("pi-*/pi/sessions/*/*.jsonl", piID)
@@ -323,7 +323,7 @@ func writePi(p paths, n int, at func(int) time.Time) ([]string, error) {
 }
 
 // writeCursor writes Cursor Agent CLI chats in the synthetic layout of
-// internal/scan/cursor's BenchmarkScan (no recording exists): meta.json,
+// internal/agent/cursor's BenchmarkScan (no recording exists): meta.json,
 // prompt_history.json and a store.db each (one small store copied:
 // listing never opens it), one in ten with a -wal as an open chat has,
 // one in twenty a subagent's (never listed).
@@ -474,7 +474,7 @@ var openCodeID = regexp.MustCompile(`\b(ses|msg|prt)_([0-9A-Za-z]{20,})`)
 // writeOpenCode writes one opencode.db holding n sessions: copies of the
 // sessions OpenCode 1.18.33 recorded (their session, message and part
 // rows, in the recording's own schema) under new ids, moved in time and
-// to a project of the temp HOME. As internal/scan/opencode's BenchmarkScan
+// to a project of the temp HOME. As internal/agent/opencode's BenchmarkScan
 // does, the writer stays open, so -wal and -shm are there as a running
 // OpenCode leaves them; the returned func closes it.
 func writeOpenCode(p paths, n int, at func(int) time.Time) (ids []string, closeDB func() error, err error) {

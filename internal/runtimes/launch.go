@@ -1,13 +1,13 @@
 package runtimes
 
 import (
+	"paddock/internal/agent/claude"
+	"paddock/internal/agent/codex"
+	"paddock/internal/agent/cursor"
+	"paddock/internal/agent/kimi"
+	"paddock/internal/agent/opencode"
+	"paddock/internal/agent/pi"
 	"paddock/internal/launch"
-	"paddock/internal/scan/claude"
-	"paddock/internal/scan/codex"
-	"paddock/internal/scan/cursor"
-	"paddock/internal/scan/kimi"
-	"paddock/internal/scan/opencode"
-	"paddock/internal/scan/pi"
 )
 
 // Recipes is how paddock starts and resumes each runtime's CLI, by runtime

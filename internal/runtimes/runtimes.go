@@ -1,5 +1,5 @@
 // Package runtimes is the one place that knows every agent runtime paddock
-// reads: it builds each runtime's scanner (internal/scan/<runtime>) with
+// reads: it builds each runtime's scanner (internal/agent/<runtime>) with
 // its data directories from the environment, all sharing one process
 // snapshot, for the catalog, and collects each runtime's launch and resume
 // recipe (Recipes) for hosted sessions. Nothing outside this package and
@@ -12,14 +12,14 @@ import (
 	"log/slog"
 	"time"
 
+	"paddock/internal/agent/claude"
+	"paddock/internal/agent/codex"
+	"paddock/internal/agent/cursor"
+	"paddock/internal/agent/kimi"
+	"paddock/internal/agent/opencode"
+	"paddock/internal/agent/pi"
 	"paddock/internal/catalog"
 	"paddock/internal/procscan"
-	"paddock/internal/scan/claude"
-	"paddock/internal/scan/codex"
-	"paddock/internal/scan/cursor"
-	"paddock/internal/scan/kimi"
-	"paddock/internal/scan/opencode"
-	"paddock/internal/scan/pi"
 	"paddock/internal/session"
 )
 

@@ -1,0 +1,201 @@
+package claude
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"paddock/internal/history"
+	"strings"
+
+	"paddock/internal/session"
+)
+
+// Events returns a session's full record, oldest first: the messages
+// Conversation returns, in the same order, with the model's thinking, its
+// tool calls and their results between them, all from the current branch
+// (session.ErrNotFound if there is no transcript).
+//
+// Claude writes one API message as several lines sharing message.id (text,
+// thinking, tool_use); as in Conversation their texts are one message,
+// placed where its first text was.
+func (s *Scanner) Events(ctx context.Context, id string) ([]session.Event, error) {
+	c, ok := s.find(id)
+	if !ok {
+		return nil, session.ErrNotFound
+	}
+	f, err := os.Open(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, session.ErrNotFound // removed since find
+	}
+	if err != nil {
+		s.problems.Error(c.path, "cannot read Claude transcript", "err", err)
+		return nil, err
+	}
+	defer f.Close()
+	t := &transcript{withEvents: true}
+	err = t.read(ctx, f)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil || t.badLines > 0 {
+		s.problems.Error(c.path, "Claude transcript partly unreadable; showing what could be read",
+			"bad_lines", t.badLines, "err", err)
+	}
+	return t.events(), nil
+}
+
+// events is messages with every other event of the branch's records: the
+// same records in the same order, and the same joining of one API message's
+// texts, so its EventMessage entries are exactly messages().
+func (t *transcript) events() []session.Event {
+	abandoned := t.abandonedTest()
+	var out []session.Event
+	lastID := ""
+	lastMsg := -1
+	for _, r := range t.records {
+		if len(r.events) == 0 || (r.uuid != "" && abandoned.test(r.uuid)) {
+			continue
+		}
+		for _, e := range r.events {
+			if e.Kind != session.EventMessage {
+				out = append(out, e)
+				continue
+			}
+			if r.messageID != "" && r.messageID == lastID && lastMsg >= 0 {
+				out[lastMsg].Text += "\n\n" + r.msg.Text
+				continue
+			}
+			out = append(out, session.Event{Kind: session.EventMessage, Role: r.msg.Role, Text: r.msg.Text, Time: r.msg.Time})
+			lastMsg = len(out) - 1
+			lastID = r.messageID
+		}
+	}
+	return out
+}
+
+// recordEvents reads the events of one user or assistant record from its
+// content, in order: thinking, tool calls (tool_use and the API's
+// server-side and MCP tool uses), tool results, and one slot for the
+// record's message (hasMsg) where its first text part is. A sidechain's
+// parts belong to a subagent, not to the session.
+func recordEvents(r *record, hasMsg bool) []session.Event {
+	var out []session.Event
+	slot := func() {
+		if hasMsg {
+			out = append(out, session.Event{Kind: session.EventMessage})
+			hasMsg = false
+		}
+	}
+	if (r.Type == typeUser || r.Type == typeAssistant) && !r.Sidechain && len(r.Content) > 0 && r.Content[0] == '[' {
+		_ = eachElement(r.Content, func(part []byte) {
+			e, ok := partEvent(part, r.Type == typeAssistant)
+			switch {
+			case !ok:
+			case e.Kind == session.EventMessage:
+				slot()
+			default:
+				e.Time = r.Time
+				out = append(out, e)
+			}
+		})
+	}
+	if hasMsg { // a plain string content, or texts the walk did not reach
+		out = append([]session.Event{{Kind: session.EventMessage}}, out...)
+	}
+	return out
+}
+
+// partEvent reads one content part: a text part gives an empty
+// EventMessage (the record's message slot), thinking (of an assistant) a
+// thinking event, a tool use a call, a tool result a result; anything
+// else (images, redacted thinking, documents) nothing.
+func partEvent(part []byte, assistant bool) (session.Event, bool) {
+	if part[0] != '{' {
+		return session.Event{}, false
+	}
+	var typ, id, name, toolUseID string
+	var thinking, input, content, isError []byte
+	_ = eachMember(part, func(key, val []byte) {
+		switch string(key) {
+		case "type":
+			typ, _ = jsonString(val)
+		case "thinking":
+			thinking = val
+		case "id":
+			id, _ = jsonString(val)
+		case "name":
+			name, _ = jsonString(val)
+		case "input":
+			input = val
+		case "tool_use_id":
+			toolUseID, _ = jsonString(val)
+		case "content":
+			content = val
+		case "is_error":
+			isError = val
+		}
+	})
+	switch typ {
+	case "text":
+		return session.Event{Kind: session.EventMessage}, true
+	case "thinking":
+		text, _ := jsonString(thinking)
+		if text = strings.TrimSpace(text); !assistant || text == "" {
+			return session.Event{}, false
+		}
+		return session.Event{Kind: session.EventThinking, Text: text}, true
+	case "tool_use", "server_tool_use", "mcp_tool_use":
+		return session.Event{Kind: session.EventToolCall, Tool: name, ToolID: id, Input: history.ClipJSON(input)}, true
+	}
+	if typ == "tool_result" || strings.HasSuffix(typ, "_tool_result") {
+		return session.Event{
+			Kind:    session.EventToolResult,
+			ToolID:  toolUseID,
+			Text:    history.ClipOutput(resultText(content)),
+			IsError: jsonTrue(isError),
+		}, true
+	}
+	return session.Event{}, false
+}
+
+// resultText is the readable output of a tool result's content: a string
+// as it is; of a part list, the text parts (and a web search's result
+// titles and addresses), one per line; anything else as JSON text.
+func resultText(content []byte) string {
+	if len(content) == 0 {
+		return ""
+	}
+	if s, ok := jsonString(content); ok {
+		return s
+	}
+	if content[0] != '[' {
+		return history.ClipJSON(content)
+	}
+	var lines []string
+	_ = eachElement(content, func(part []byte) {
+		if part[0] != '{' {
+			return
+		}
+		var typ, text, title, url string
+		_ = eachMember(part, func(key, val []byte) {
+			switch string(key) {
+			case "type":
+				typ, _ = jsonString(val)
+			case "text":
+				text, _ = jsonString(val)
+			case "title":
+				title, _ = jsonString(val)
+			case "url":
+				url, _ = jsonString(val)
+			}
+		})
+		switch {
+		case typ == "text" && text != "":
+			lines = append(lines, text)
+		case url != "":
+			lines = append(lines, strings.TrimSpace(title+" "+url))
+		}
+	})
+	return strings.Join(lines, "\n")
+}

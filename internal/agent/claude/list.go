@@ -1,0 +1,153 @@
+package claude
+
+import (
+	"cmp"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"paddock/internal/history"
+)
+
+// candidate is one transcript found by the stat pass.
+type candidate struct {
+	id, path string
+	sig      history.Sig
+}
+
+// maxStatWorkers bounds the goroutines of the stat pass. Stat is a syscall
+// per file, so a couple of workers overlap the kernel work of different
+// project directories; more add nothing on a small machine.
+const maxStatWorkers = 4
+
+// candidates stats every projects/*/*.jsonl — the top level of each project
+// directory only: <id>/subagents/ holds Task subagents, never sessions —
+// and returns them newest mtime first. This pass is the only work that
+// grows with the number of sessions.
+func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
+	projects := s.projectsDir()
+	if !isDir(projects) {
+		return nil, nil // Claude not installed, or never used
+	}
+	dirs, err := subdirs(projects)
+	if err != nil {
+		return nil, err
+	}
+
+	perDir := make([][]candidate, len(dirs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), maxStatWorkers, len(dirs)) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(dirs) {
+					return
+				}
+				perDir[i] = s.project(dirs[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	out := slices.Concat(perDir...)
+	slices.SortFunc(out, func(a, b candidate) int {
+		if c := cmp.Compare(b.sig.MtimeNs, a.sig.MtimeNs); c != 0 {
+			return c
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	return out, nil
+}
+
+// project stats the transcripts at the top level of one project directory.
+func (s *Scanner) project(dir string) []candidate {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	// Names only: the lstat below gives the type too, and an unsorted
+	// listing is fine since the caller sorts by mtime.
+	names, err := f.Readdirnames(-1)
+	if err != nil && len(names) == 0 {
+		if st, serr := f.Stat(); serr == nil && st.IsDir() {
+			s.problems.Error(dir, "cannot list Claude project directory", "err", err)
+		}
+		return nil // a symlink to a file is no project
+	}
+	var out []candidate
+	for _, name := range names {
+		id, ok := strings.CutSuffix(name, ".jsonl")
+		if !ok || !validID(id) {
+			continue
+		}
+		// Plain concatenation: filepath.Join's Clean costs more than the
+		// lstat itself at 10,000 files, and both parts are clean already.
+		path := dir + string(filepath.Separator) + name
+		st, err := os.Lstat(path)
+		if err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			st, err = os.Stat(path)
+		}
+		if err != nil {
+			s.problems.Error(path, "cannot stat Claude transcript", "err", err)
+			continue
+		}
+		if !st.Mode().IsRegular() {
+			continue // a directory or device named *.jsonl
+		}
+		out = append(out, candidate{id: id, path: path, sig: history.SigOf(st)})
+	}
+	return out
+}
+
+// subdirs lists the entries of dir that are directories or symlinks (which
+// project() opens and ignores if they lead to a file).
+func subdirs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && len(entries) == 0 {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out, nil
+}
+
+// find locates the transcript of id: the newest projects/*/<id>.jsonl.
+func (s *Scanner) find(id string) (candidate, bool) {
+	if s.dir == "" || !validID(id) {
+		return candidate{}, false
+	}
+	// validID admits no glob metacharacters, so id matches only itself.
+	paths, _ := filepath.Glob(filepath.Join(s.projectsDir(), "*", id+".jsonl"))
+	var best candidate
+	found := false
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if c := (candidate{id: id, path: p, sig: history.SigOf(st)}); !found || c.sig.MtimeNs > best.sig.MtimeNs {
+			best, found = c, true
+		}
+	}
+	return best, found
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}

@@ -1,0 +1,422 @@
+// Package pi lists Pi coding agent sessions and loads their conversations
+// from Pi's own files: <agent dir>/sessions/**/*.jsonl, one file per
+// session, whose first line is the session header.
+//
+// It is read-only except for Delete: it never writes, creates, renames,
+// touches or locks anything under the agent directory, never migrates an
+// old file the way Pi does when it opens one, and never starts or signals
+// Pi. Delete, run only when the user asks, removes one session's file and
+// nothing else.
+//
+// A session's identity is its header id, never its file name (seed 002
+// §2.2). Listing stats every file, then reads the newest until the limit is
+// filled, each once per file version (size, mtime, inode); a whole rescan
+// is skipped while no file and no Pi process changed.
+package pi
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"paddock/internal/history"
+	"paddock/internal/procscan"
+	"paddock/internal/session"
+)
+
+const runtimeName = "pi"
+
+// Options configure a Scanner.
+type Options struct {
+	// Dir is Pi's agent directory: $PI_CODING_AGENT_DIR or ~/.pi/agent
+	// (DefaultDir). "" finds no sessions.
+	Dir string
+	// Processes returns the running agent CLIs (procscan.Agents, or the
+	// snapshot the caller shares among scanners); nil: no liveness.
+	Processes func(ctx context.Context) ([]procscan.AgentProcess, error)
+	// TerminalSession returns the session a hosted terminal
+	// (PADDOCK_TERMINAL_ID) runs, as a header id or a session file path,
+	// or "" when unknown. paddock's live state knows it (the terminal's
+	// Resume id, or what its Pi extension reported). nil: terminal ids
+	// bind nothing.
+	TerminalSession func(terminalID string) string
+	Logger          *slog.Logger // nil: discard
+}
+
+// DefaultDir returns Pi's agent directory the way Pi resolves it:
+// $PI_CODING_AGENT_DIR when set ("~" and "~/…" expanded), else
+// ~/.pi/agent; "" when neither can be determined.
+func DefaultDir() string {
+	home, herr := os.UserHomeDir()
+	if d := os.Getenv("PI_CODING_AGENT_DIR"); d != "" {
+		if d == "~" || strings.HasPrefix(d, "~/") {
+			if herr != nil {
+				return ""
+			}
+			d = filepath.Join(home, d[1:])
+		}
+		return d
+	}
+	if herr != nil {
+		return ""
+	}
+	return filepath.Join(home, ".pi", "agent")
+}
+
+// Scanner reads Pi sessions. It is safe for concurrent use.
+type Scanner struct {
+	dir         string // absolute, clean; "" = none
+	sessions    string // dir/sessions
+	home        string // for Project "~"
+	procs       func(ctx context.Context) ([]procscan.AgentProcess, error)
+	termSession func(string) string
+
+	// dirExists answers whether a session's cwd is still there; tests
+	// replace it (the recordings' cwds exist only on the recording machine).
+	dirExists func(string) bool
+	// parses counts summary reads, so tests can tell a cache hit from a
+	// re-read without timing anything; readBytes counts the bytes those
+	// reads took from files, so they can tell a file read on from where
+	// its last read ended (resumePoint) from one read whole.
+	parses    atomic.Int64
+	readBytes atomic.Int64
+	// walks counts walks of the sessions tree, so tests can tell a lookup
+	// answered from the known headers from one that listed every file.
+	walks atomic.Int64
+
+	mu       sync.Mutex
+	sums     map[string]sumEntry  // by path: what the last scans read
+	heads    map[string]headEntry // by path: header ids, for lookups by id
+	problems *history.OnceLog     // problems already logged, by path or topic
+	dirs     []string             // directories of the last walk
+	last     *lastScan
+}
+
+type sumEntry struct {
+	sig    history.Sig
+	sum    *summary
+	resume *resumePoint // nil: the next read of the file is whole
+}
+
+type headEntry struct {
+	sig history.Sig
+	id  string // "" when the file is no Pi session
+}
+
+// lastScan is the last result and what it was computed from.
+type lastScan struct {
+	limit  int
+	keep   []string
+	cands  []candidate
+	claims []claim
+	procOK bool
+	cwds   map[string]bool // every cwd checked, and whether it existed
+	out    []session.Info
+}
+
+// New returns a Scanner over opts.Dir.
+func New(opts Options) *Scanner {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir := opts.Dir
+	if dir != "" {
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+	}
+	home, _ := os.UserHomeDir()
+	return &Scanner{
+		dir:         dir,
+		sessions:    filepath.Join(dir, "sessions"),
+		home:        home,
+		procs:       opts.Processes,
+		termSession: opts.TerminalSession,
+		dirExists:   isDir,
+		sums:        make(map[string]sumEntry),
+		heads:       make(map[string]headEntry),
+		problems:    history.NewOnceLog(log.With("runtime", runtimeName)),
+	}
+}
+
+// Runtime names the runtime: "pi".
+func (s *Scanner) Runtime() string { return runtimeName }
+
+func (s *Scanner) sessionsDir() string { return s.sessions }
+
+// Scan lists up to limit sessions from the per-cwd folders and, apart, up
+// to limit from legacy isolation folders (corral-*/, pickup-*/; seed 002
+// §6), newest effective time first; sessions whose header id is in keep
+// are added beyond both limits. A negative limit lists everything. A
+// missing agent or sessions directory is an empty list, not an error; an
+// unreadable sessions directory is an error.
+//
+// Sessions whose cwd lies in an ephemeral oc-manager-* directory are left
+// out, and so are those whose cwd no longer exists (they cannot be
+// resumed) unless Pi still runs them (history.Memo.Listable), as are
+// files whose first line is not a session header. When one id is in
+// several files (a session copied out of an isolation folder) the newest
+// file is it.
+//
+// Files are taken newest mtime first and the result sorted by effective
+// time, so a file a sync tool touched can take a place in the limit that
+// its old effective time would not earn; finding the exact top by
+// effective time would mean reading every touched file.
+//
+// When no session file and no Pi process changed since the last call with
+// the same limit and keep, the last result is returned without reading
+// anything but the file stats.
+func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session.Info, error) {
+	if s.dir == "" {
+		return nil, nil
+	}
+	cands, dirs, err := s.walk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	claims, procOK := s.claims(ctx)
+	claims = resolvePrefixes(claims, cands)
+	keep = slices.Sorted(slices.Values(keep))
+	keep = slices.Compact(keep)
+
+	s.mu.Lock()
+	s.dirs = dirs
+	last := s.last
+	s.mu.Unlock()
+	if last != nil && s.unchanged(last, limit, keep, cands, claims, procOK) {
+		return slices.Clone(last.out), nil
+	}
+
+	p := pass{s: s, claims: claims, cwds: history.NewDirMemo(s.dirExists), seen: make(map[string]bool), used: make(map[string]bool)}
+	heap, iso := 0, 0
+	for _, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if limit >= 0 {
+			if heap >= limit && iso >= limit {
+				break
+			}
+			if c.isolated && iso >= limit || !c.isolated && heap >= limit {
+				continue
+			}
+		}
+		if p.add(c) {
+			if c.isolated {
+				iso++
+			} else {
+				heap++
+			}
+		}
+	}
+	p.addKept(cands, keep)
+	s.prune(p.used, cands)
+
+	slices.SortStableFunc(p.out, func(a, b session.Info) int {
+		return cmp.Or(b.Updated.Compare(a.Updated), cmp.Compare(a.ID, b.ID))
+	})
+	s.mu.Lock()
+	s.last = &lastScan{limit: limit, keep: keep, cands: cands, claims: claims, procOK: procOK, cwds: p.cwds.Checked(), out: p.out}
+	s.mu.Unlock()
+	return slices.Clone(p.out), nil
+}
+
+// unchanged reports whether a scan with these inputs would give last's
+// result: same request, same file stats, same process evidence, and every
+// cwd the last scan checked still as it was (a deleted project drops its
+// sessions without any session file changing).
+func (s *Scanner) unchanged(last *lastScan, limit int, keep []string, cands []candidate, claims []claim, procOK bool) bool {
+	if !procOK || !last.procOK || last.limit != limit || !slices.Equal(last.keep, keep) ||
+		!slices.Equal(last.cands, cands) || !slices.Equal(last.claims, claims) {
+		return false
+	}
+	for cwd, existed := range last.cwds {
+		if s.dirExists(cwd) != existed {
+			return false
+		}
+	}
+	return true
+}
+
+// pass is the state of one Scan.
+type pass struct {
+	s      *Scanner
+	claims []claim
+	cwds   *history.DirMemo // cwd existence, for this scan
+	seen   map[string]bool  // header ids already decided
+	used   map[string]bool  // files whose summary this scan used
+	out    []session.Info
+}
+
+// add lists c if it is a session to show whose id is new, and says so.
+func (p *pass) add(c candidate) bool {
+	sum := p.s.summary(c)
+	p.used[c.path] = true
+	if !sum.valid || p.seen[sum.id] {
+		return false
+	}
+	p.seen[sum.id] = true
+	_, live := pidFor(p.claims, sum.id, c.path)
+	if !sum.listable || !p.cwds.Listable(sum.cwd, live, false) {
+		return false
+	}
+	p.out = append(p.out, p.s.info(c, sum, p.claims))
+	return true
+}
+
+// addKept adds the sessions named in keep that the limits left out. Files
+// whose name carries a wanted id are tried first; only when some id is
+// still missing are the other files' headers read (once per file version).
+func (p *pass) addKept(cands []candidate, keep []string) {
+	want := make(map[string]bool)
+	for _, id := range keep {
+		if !p.seen[id] && validID(id) {
+			want[id] = true
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	for _, byName := range []bool{true, false} {
+		for _, c := range cands {
+			if len(want) == 0 {
+				return
+			}
+			if byName && !want[c.nameID] || p.used[c.path] {
+				continue
+			}
+			if id := p.s.header(c); want[id] {
+				delete(want, id)
+				p.add(c)
+			}
+		}
+	}
+}
+
+// Session returns one session's Info by header id, even when it is beyond
+// Scan's limits or its cwd is gone; session.ErrNotFound when no file has
+// that id or it has nothing to show.
+func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) {
+	c, err := s.find(ctx, id)
+	if err != nil {
+		return session.Info{}, err
+	}
+	// The summary only, never the conversation: what follows is mostly
+	// TailConversation (the session page's first page), which would not
+	// use it, and a long conversation costs about three summaries to parse.
+	sum := s.summary(c)
+	if !sum.listable || sum.id != id || history.EphemeralDir(sum.cwd) {
+		return session.Info{}, session.ErrNotFound
+	}
+	claims, _ := s.claims(ctx)
+	if slices.ContainsFunc(claims, func(c claim) bool { return c.kind == claimPrefix }) {
+		cands, _, _ := s.walk(ctx)
+		claims = resolvePrefixes(claims, cands)
+	}
+	return s.info(c, sum, claims), nil
+}
+
+// Conversation returns the user and assistant text of a session's current
+// branch, in order (session.ErrNotFound when no file has that id).
+func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Message, error) {
+	c, err := s.find(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	msgs, t, err := conversation(ctx, c.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, session.ErrNotFound // removed since find
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case t == nil:
+		s.problems.Error(c.path, "cannot read Pi session file", "err", err)
+		return nil, err
+	}
+	if err != nil || t.badLines > 0 {
+		s.problems.Error(c.path, "Pi session file partly unreadable; showing what could be read",
+			"bad_lines", t.badLines, "err", err)
+	}
+	return msgs, nil
+}
+
+// FileOf returns the session file of a header id: what Pi's
+// `--session FILE` takes to resume it. session.ErrNotFound when no file
+// has that id.
+func (s *Scanner) FileOf(ctx context.Context, id string) (string, error) {
+	c, err := s.find(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return c.path, nil
+}
+
+// IDOf returns the header id of the Pi session file at path, which need
+// not be under Dir (`pi --session FILE` takes any file). It reads only the
+// first line. session.ErrNotFound when there is no such file; an error
+// when the file is not a Pi session.
+func IDOf(path string) (string, error) {
+	h, err := readHeader(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", session.ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("pi: %s: %w", path, err)
+	}
+	return h.id, nil
+}
+
+// WatchDirs returns the directories whose changes can change Scan's
+// result: sessions/ and every folder below it, as the last walk found
+// them; the agent directory itself while sessions/ does not exist yet.
+func (s *Scanner) WatchDirs() []string {
+	if s.dir == "" {
+		return nil
+	}
+	s.mu.Lock()
+	dirs := slices.Clone(s.dirs)
+	s.mu.Unlock()
+	if len(dirs) == 0 {
+		if isDir(s.sessionsDir()) {
+			_, dirs, _ = s.walk(context.Background())
+		} else if isDir(s.dir) {
+			dirs = []string{s.dir}
+		}
+	}
+	return dirs
+}
+
+// info builds the list entry of a session file.
+func (s *Scanner) info(c candidate, sum *summary, claims []claim) session.Info {
+	updated, source := session.EffectiveTime(c.mtime(), sum.lastEvent)
+	info := session.Info{
+		Runtime:     runtimeName,
+		ID:          sum.id,
+		Cwd:         sum.cwd,
+		Project:     session.ShortProject(sum.cwd, s.home),
+		Title:       sum.title,
+		TitleSource: sum.titleSource,
+		FirstPrompt: sum.firstPrompt,
+		LastPrompt:  sum.lastPrompt,
+		PromptCount: sum.prompts,
+		Created:     sum.created,
+		Updated:     updated,
+		TimeSource:  source,
+		Model:       sum.model,
+		Path:        c.path,
+	}
+	if pid, ok := pidFor(claims, sum.id, c.path); ok {
+		info.Live, info.PID = true, pid
+	}
+	return info
+}

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package filesig
-
-import "io/fs"
-
-// ID is unknown off Unix (0, 0); size and mtime still tell most changes.
-func ID(fs.FileInfo) (dev, ino uint64) { return 0, 0 }
