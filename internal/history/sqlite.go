@@ -32,17 +32,36 @@ import (
 	"strings"
 )
 
-// DSN is the modernc.org/sqlite connection string that opens path
-// read-only, WAL included (mode=ro, never immutable), with each of
-// pragmas as a _pragma parameter ("busy_timeout(3000)"). The path is
-// escaped in a "file:" URI, since '?', '#' and '%' are legal in file
+// SQLiteDSN is the modernc.org/sqlite connection string that reads an
+// agent's database at path in place: read-only, WAL included (mode=ro,
+// never immutable), and with its -shm opened read-only too (readonly_shm).
+// A reader of a WAL database otherwise opens the -shm for writing and
+// stores its read mark there, which changes the agent's file (its mtime)
+// though not its content; with a read-only -shm SQLite reads the WAL into
+// its own memory when it cannot use the shared index as it is. A WAL
+// database without its -shm then fails to open (SQLITE_CANTOPEN) rather
+// than gain one: the caller reads a private copy instead (SQLiteCopyDSN).
+//
+// Each of pragmas is a _pragma parameter ("busy_timeout(3000)"). The path
+// is escaped in a "file:" URI, since '?', '#' and '%' are legal in file
 // names and the driver would cut a plain name at its first '?'. Pass a
 // slash-separated path (filepath.ToSlash) where that matters.
 func SQLiteDSN(path string, pragmas ...string) string {
+	return dsn(path, "mode=ro&readonly_shm=1", pragmas)
+}
+
+// SQLiteCopyDSN opens paddock's own private copy of an agent's database
+// read-only; SQLite may build the copy's -shm beside it.
+func SQLiteCopyDSN(path string, pragmas ...string) string {
+	return dsn(path, "mode=ro", pragmas)
+}
+
+func dsn(path, mode string, pragmas []string) string {
 	var b strings.Builder
 	b.WriteString("file:")
 	b.WriteString((&url.URL{Path: path}).EscapedPath())
-	b.WriteString("?mode=ro")
+	b.WriteString("?")
+	b.WriteString(mode)
 	for _, p := range pragmas {
 		b.WriteString("&_pragma=")
 		b.WriteString(p)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 )
@@ -22,20 +24,25 @@ func TestDSN(t *testing.T) {
 		pragmas []string
 		want    string
 	}{
-		{"/a/b.db", nil, "file:/a/b.db?mode=ro"},
+		{"/a/b.db", nil, "file:/a/b.db?mode=ro&readonly_shm=1"},
 		{"/data/my dir?x/o#1%.db", []string{"busy_timeout(3000)", "query_only(1)"},
-			"file:/data/my%20dir%3Fx/o%231%25.db?mode=ro&_pragma=busy_timeout(3000)&_pragma=query_only(1)"},
+			"file:/data/my%20dir%3Fx/o%231%25.db?mode=ro&readonly_shm=1&_pragma=busy_timeout(3000)&_pragma=query_only(1)"},
 	}
 	for _, tt := range tests {
 		if got := SQLiteDSN(tt.path, tt.pragmas...); got != tt.want {
 			t.Errorf("DSN(%q, %q) = %q, want %q", tt.path, tt.pragmas, got, tt.want)
 		}
 	}
+	if got, want := SQLiteCopyDSN("/a/b c.db", "query_only(1)"), "file:/a/b%20c.db?mode=ro&_pragma=query_only(1)"; got != want {
+		t.Errorf("SQLiteCopyDSN = %q, want %q", got, want)
+	}
 }
 
 // A WAL-mode database whose sidecars are there is read through DSN with
-// its newest rows (those still in the -wal), and nothing is created or
-// left beside it; a write through the read-only connection fails.
+// its newest rows (those still in the -wal), and nothing is created, left
+// or touched beside it (not even the -shm's mtime, which a reader storing
+// its read mark there would change); a write through the read-only
+// connection fails.
 func TestReadOnlyOpen(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "odd ?#% dir")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -53,6 +60,7 @@ func TestReadOnlyOpen(t *testing.T) {
 		}
 	}
 	before := names(t, dir)
+	time.Sleep(10 * time.Millisecond) // so a write would show in the mtime
 
 	r, err := sql.Open("sqlite", SQLiteDSN(filepath.ToSlash(path), "busy_timeout(1000)", "query_only(1)"))
 	if err != nil {
@@ -84,6 +92,47 @@ func TestReadOnlyOpen(t *testing.T) {
 	}
 }
 
+// The files a writer that died leave behind (a -wal and a -shm whose
+// index no process holds) are read in place with the newest rows and left
+// exactly as they were: the first reader would otherwise take over the
+// -shm and rebuild it, truncating it first.
+func TestReadOnlyAfterACrash(t *testing.T) {
+	live := filepath.Join(t.TempDir(), "agent.db")
+	w, err := sql.Open("sqlite", "file:"+(&url.URL{Path: live}).EscapedPath()+"?_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, q := range []string{"CREATE TABLE t (id TEXT, name TEXT)", "INSERT INTO t VALUES ('1', 'in the wal')"} {
+		if _, err := w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What a killed agent leaves: the three files as they were while it ran.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := CopyFile(live+suffix, path+suffix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := names(t, dir)
+	time.Sleep(10 * time.Millisecond) // so a write would show in the mtime
+	r, err := sql.Open("sqlite", SQLiteDSN(filepath.ToSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	err = r.QueryRow("SELECT name FROM t WHERE id = '1'").Scan(&name)
+	r.Close()
+	if err != nil || name != "in the wal" {
+		t.Fatalf("read %q, %v; want the row still in the WAL", name, err)
+	}
+	if after := names(t, dir); !slices.Equal(before, after) {
+		t.Errorf("files beside the database: %v, then %v", before, after)
+	}
+}
+
 func names(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -92,7 +141,11 @@ func names(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		out = append(out, e.Name())
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d %s", e.Name(), info.Size(), info.ModTime().Format(time.RFC3339Nano)))
 	}
 	return out
 }

@@ -115,6 +115,13 @@ func TestStateDBOpenIsReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeStateDB(t, path, []dbRow{{id: id(1), name: "n"}}, nil)
+	// Codex running: its -wal and -shm exist, the only case opened in place.
+	w := openWriter(t, path)
+	defer w.Close()
+	var n0 int
+	if err := w.QueryRow("SELECT count(*) FROM threads").Scan(&n0); err != nil {
+		t.Fatal(err)
+	}
 	db, err := sql.Open("sqlite", history.SQLiteDSN(path))
 	if err != nil {
 		t.Fatal(err)

@@ -107,7 +107,7 @@ func openStore(ctx context.Context, path string) (*store, error) {
 			return nil, fmt.Errorf("cursor store %s: not a regular file", path)
 		}
 		if exists(path+"-wal") && exists(path+"-shm") {
-			return openDB(ctx, path, func() {})
+			return openDB(ctx, history.SQLiteDSN, path, func() {})
 		}
 		before := sideState(path)
 		tmp, err := os.MkdirTemp("", "paddock-cursor-")
@@ -118,7 +118,7 @@ func openStore(ctx context.Context, path string) (*store, error) {
 		copied := filepath.Join(tmp, "store.db")
 		err = copyFiles(path, copied)
 		if err == nil && sideState(path) == before {
-			return openDB(ctx, copied, cleanup)
+			return openDB(ctx, history.SQLiteCopyDSN, copied, cleanup)
 		}
 		cleanup()
 		if err != nil && !errors.Is(err, errChanged) && !errors.Is(err, os.ErrNotExist) {
@@ -161,14 +161,15 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// openDB opens a database file read-only and checks the tables it needs.
-func openDB(ctx context.Context, path string, cleanup func()) (*store, error) {
+// openDB opens a database file read-only through dsn (in place, or
+// paddock's private copy) and checks the tables it needs.
+func openDB(ctx context.Context, dsn func(path string, pragmas ...string) string, path string, cleanup func()) (*store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		cleanup()
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", history.SQLiteDSN(filepath.ToSlash(abs), "busy_timeout(2000)"))
+	db, err := sql.Open("sqlite", dsn(filepath.ToSlash(abs), "busy_timeout(2000)"))
 	if err != nil {
 		cleanup()
 		return nil, err

@@ -141,8 +141,9 @@ func (c *conn) has(table, column string) bool { return c.cols[table][column] }
 func (s *Scanner) openDB(ctx context.Context, f dbFile) (*conn, error) {
 	copyNeeded := f.walModeHeader && !(f.wal.exists && f.shm.exists)
 	if !copyNeeded {
-		c, err := openAt(ctx, f.path)
+		c, err := openAt(ctx, roDSN(f.path))
 		if err == nil {
+			c.path = f.path
 			return c, nil
 		}
 		// The sidecars went away between the stat and the open, or
@@ -157,7 +158,7 @@ func (s *Scanner) openDB(ctx context.Context, f dbFile) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := openAt(ctx, copyPath)
+	c, err := openAt(ctx, history.SQLiteCopyDSN(filepath.ToSlash(copyPath), dsnPragmas...))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -183,16 +184,19 @@ func cannotOpen(err error) bool {
 // "file:" URI form with an escaped path keeps a '?' or '#' in the path from
 // being read as the query.
 func roDSN(path string) string {
-	return history.SQLiteDSN(filepath.ToSlash(path), "busy_timeout(3000)", "query_only(1)")
+	return history.SQLiteDSN(filepath.ToSlash(path), dsnPragmas...)
 }
 
-func openAt(ctx context.Context, path string) (*conn, error) {
-	db, err := sql.Open("sqlite", roDSN(path))
+var dsnPragmas = []string{"busy_timeout(3000)", "query_only(1)"}
+
+// openAt opens the database dsn names (in place, or a private copy).
+func openAt(ctx context.Context, dsn string) (*conn, error) {
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	c := &conn{path: path, db: db, cols: make(map[string]map[string]bool)}
+	c := &conn{db: db, cols: make(map[string]map[string]bool)}
 	for _, table := range []string{"session", "message", "part"} {
 		cols, err := tableColumns(ctx, db, table)
 		if err != nil {
