@@ -199,7 +199,7 @@ func first(v []string) string {
 
 // approvalView is a card of an item.
 func (s *Server) approvalView(it pending.Item) views.Approval {
-	v := views.Approval{ID: it.ID, DOMID: "item-" + it.ID, Kind: string(it.Kind), Agent: session.Label(it.Key.Runtime),
+	v := views.Approval{ID: it.ID, DOMID: "item-" + it.ID, Kind: string(it.Kind), Agent: s.opts.Agents.Label(it.Key.Runtime),
 		URL: sessionURL(it.Key), Project: session.ShortProject(it.Cwd, ""), Tool: it.Tool, Reason: it.Reason,
 		DecideURL: "/approvals/" + it.ID, FreeText: it.FreeText, ExpiresISO: isoTime(it.Expires),
 		ExpiresText: relTime(s.opts.Now(), it.Expires)}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/pending"
@@ -161,7 +162,7 @@ func TestPendingViewsKeepsWaitingAndFewAnswered(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	b := pending.New(pending.Options{Now: clock})
-	s := &Server{opts: Options{Approvals: b, Now: clock}}
+	s := &Server{opts: Options{Agents: registry.Default(), Approvals: b, Now: clock}}
 	key := session.Key{Runtime: "claude", ID: sessionA}
 	open := func() pending.Item {
 		it, _, err := b.Open(t.Context(), pending.Item{Kind: pending.KindApproval, Key: key, Tool: "Bash",

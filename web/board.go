@@ -7,7 +7,6 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/catalog"
-	"paddock/internal/session"
 	"paddock/views"
 )
 
@@ -17,14 +16,14 @@ func (s *Server) boardPage(c *echo.Context) error {
 	p := s.page(c, "LIVE")
 	p.WSURL = "/ws?view=board"
 	b := s.board()
-	b.Agents, b.Projects = filterOptions(b.Cards)
+	b.Agents, b.Projects = s.filterOptions(b.Cards)
 	return s.render(c, http.StatusOK, views.BoardPage(p, b))
 }
 
 // filterOptions lists the agents and projects on the board for its filters.
 // Only the full page renders the filters (the websocket pushes the list
 // alone), so board() does not build them on every push.
-func filterOptions(cards []views.Card) (agents []views.Option, projects []string) {
+func (s *Server) filterOptions(cards []views.Card) (agents []views.Option, projects []string) {
 	seenAgent, seenProject := map[string]bool{}, map[string]bool{}
 	for _, c := range cards {
 		seenAgent[c.Runtime] = true
@@ -33,9 +32,9 @@ func filterOptions(cards []views.Card) (agents []views.Option, projects []string
 			projects = append(projects, c.Project)
 		}
 	}
-	for _, rt := range session.Runtimes() {
+	for _, rt := range s.opts.Agents.Names() {
 		if seenAgent[rt] {
-			agents = append(agents, views.Option{Value: rt, Label: session.Label(rt)})
+			agents = append(agents, views.Option{Value: rt, Label: s.opts.Agents.Label(rt)})
 		}
 	}
 	slices.Sort(projects)

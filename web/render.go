@@ -120,7 +120,7 @@ func (s *Server) card(e entry) views.Card {
 		DOMID:       domID(in.Key()),
 		URL:         sessionURL(in.Key()),
 		Runtime:     in.Runtime,
-		Agent:       session.Label(in.Runtime),
+		Agent:       s.opts.Agents.Label(in.Runtime),
 		ID:          in.ID,
 		Project:     in.Project,
 		Cwd:         in.Cwd,
@@ -229,7 +229,7 @@ func (s *Server) board() views.Board {
 	}
 	b.CanHost = s.opts.Hosting != nil
 	for _, e := range s.opts.Sessions.Errors() {
-		b.Errors = append(b.Errors, session.Label(e.Runtime)+": its history could not be read ("+e.Message+"); showing what was read before.")
+		b.Errors = append(b.Errors, s.opts.Agents.Label(e.Runtime)+": its history could not be read ("+e.Message+"); showing what was read before.")
 	}
 	if m := s.live.Machine(); m.Total > 0 {
 		b.Memory = humanBytes(m.Used) + " of " + humanBytes(m.Total) + " in use"
@@ -325,7 +325,7 @@ func (s *Server) sessionView(ctx context.Context, e entry, r recent) views.Sessi
 		}
 		for _, a := range c.Subagents {
 			v.Subagents = append(v.Subagents, views.Subagent{
-				ID: a.ID, Type: a.Type, Task: a.Task, URL: subagentURL(e.key(), a.ID), Running: a.Running, ToolCalls: a.ToolCalls,
+				ID: a.ID, Type: a.Type, Task: a.Task, URL: s.subagentURL(e.key(), a.ID), Running: a.Running, ToolCalls: a.ToolCalls,
 				StartedISO: isoTime(a.Started), StartedText: relTime(s.opts.Now(), a.Started),
 			})
 		}

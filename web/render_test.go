@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/markdown"
@@ -56,7 +57,7 @@ func TestEndedOneRule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Server{opts: Options{Now: time.Now, Markdown: markdown.New()}, live: noLive{}}
+			s := &Server{opts: Options{Agents: registry.Default(), Now: time.Now, Markdown: markdown.New()}, live: noLive{}}
 			if tt.hosting {
 				s.opts.Hosting = panicHosting{}
 			}

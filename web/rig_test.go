@@ -18,6 +18,7 @@ import (
 
 	"paddock/certs"
 	"paddock/internal/agent/claude"
+	"paddock/internal/agent/registry"
 	"paddock/internal/auth"
 	"paddock/internal/catalog"
 	"paddock/internal/live"
@@ -83,9 +84,9 @@ func newRig(t *testing.T) *rig {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	r.srv, err = New(Options{
+		Agents:       registry.Default(),
 		Sessions:     r.cat,
 		Live:         r.live,
-		Subagents:    claude.New(claude.Options{Dir: r.claudeDir}),
 		Auth:         r.auth,
 		CSRFKey:      key,
 		CA:           r.certs,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"paddock/internal/agent"
 	"paddock/internal/auth"
 	"paddock/internal/catalog"
 	"paddock/internal/markdown"
@@ -38,6 +39,11 @@ type Sessions interface {
 	// (catalog.ErrUnsupported where its agent's format allows neither).
 	Events(ctx context.Context, k session.Key) ([]session.Event, error)
 	Delete(ctx context.Context, k session.Key) error
+	// HasSubagents says whether runtime's subagents keep conversations of
+	// their own, which SubagentConversation reads (catalog.ErrUnsupported
+	// where they do not).
+	HasSubagents(runtime string) bool
+	SubagentConversation(ctx context.Context, k session.Key, agentID string) ([]session.Message, error)
 }
 
 // CA is what the certificate page needs from the certificate manager.
@@ -48,6 +54,8 @@ type CA interface {
 
 // Options wires the server to its collaborators.
 type Options struct {
+	// Agents are the agents paddock knows: their names and UI notes.
+	Agents   *agent.Registry
 	Sessions Sessions
 	Live     Live    // nil: history only
 	Hosting  Hosting // nil: paddock cannot start agents (no tmux)
@@ -69,9 +77,6 @@ type Options struct {
 	Markdown  *markdown.Renderer
 	Version   string
 	Now       func() time.Time
-	// Subagents reads subagents' own conversations (the Claude scanner);
-	// nil: their pages answer 404.
-	Subagents SubagentReader
 }
 
 // Server holds the handlers' shared dependencies.
@@ -90,8 +95,8 @@ type Server struct {
 
 // New builds both handlers. Run must be called for live updates.
 func New(opts Options) (*Server, error) {
-	if opts.Sessions == nil || opts.Auth == nil || opts.AllowedHosts == nil {
-		return nil, errors.New("web: Sessions, Auth and AllowedHosts are required")
+	if opts.Agents == nil || opts.Sessions == nil || opts.Auth == nil || opts.AllowedHosts == nil {
+		return nil, errors.New("web: Agents, Sessions, Auth and AllowedHosts are required")
 	}
 	if len(opts.CSRFKey) < 32 {
 		return nil, errors.New("web: CSRF key must be at least 32 bytes")

@@ -11,23 +11,14 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"paddock/internal/catalog"
 	"paddock/internal/live"
 	"paddock/internal/session"
 	"paddock/views"
 )
 
-// SubagentReader reads the conversation of one of a session's Agent/Task
-// subagents. The Claude scanner is one.
-type SubagentReader interface {
-	SubagentConversation(ctx context.Context, sessionID, agentID string) ([]session.Message, error)
-}
-
-// subagentRuntime is the one runtime whose subagents keep their own
-// transcripts that paddock reads.
-const subagentRuntime = "claude"
-
 var errNoSubagents = newError(http.StatusNotFound, "subagents_unsupported",
-	"Subagent conversations are available for Claude Code sessions.")
+	"This agent's subagents keep no conversations of their own for paddock to show.")
 
 // subagentKey reads and validates the {runtime}/{id}/agents/{agent} path
 // parameters. The agent id names a file below the session's directory, so
@@ -42,9 +33,6 @@ func subagentKey(c *echo.Context) (session.Key, string, error) {
 		return k, "", newError(http.StatusBadRequest, "bad_agent_id",
 			"A subagent address is /s/<runtime>/<id>/agents/<agent>, the agent id with letters, digits, '-' or '_'.")
 	}
-	if k.Runtime != subagentRuntime {
-		return k, "", errNoSubagents
-	}
 	return k, agent, nil
 }
 
@@ -52,8 +40,8 @@ func validAgentID(id string) bool { return validToken(id, 128) && !strings.Conta
 
 // subagentURL is the page of a subagent's conversation, or "" where there
 // is none to open.
-func subagentURL(k session.Key, agentID string) string {
-	if k.Runtime != subagentRuntime || !validAgentID(agentID) {
+func (s *Server) subagentURL(k session.Key, agentID string) string {
+	if !s.opts.Sessions.HasSubagents(k.Runtime) || !validAgentID(agentID) {
 		return ""
 	}
 	return sessionURL(k) + "/agents/" + url.PathEscape(agentID)
@@ -61,10 +49,10 @@ func subagentURL(k session.Key, agentID string) string {
 
 // subagentMessages is the subagent's conversation from its own transcript.
 func (s *Server) subagentMessages(ctx context.Context, k session.Key, agent string) ([]session.Message, error) {
-	if s.opts.Subagents == nil {
+	msgs, err := s.opts.Sessions.SubagentConversation(ctx, k, agent)
+	if errors.Is(err, catalog.ErrUnsupported) {
 		return nil, errNoSubagents
 	}
-	msgs, err := s.opts.Subagents.SubagentConversation(ctx, k.ID, agent)
 	if errors.Is(err, session.ErrNotFound) {
 		return nil, newError(http.StatusNotFound, "not_found", "No conversation was found for this subagent.")
 	}
@@ -103,7 +91,7 @@ func (s *Server) subagentConversation(k session.Key, agent string, msgs []sessio
 	to = min(to, len(msgs))
 	conv := s.conversationPage(k, msgs, to)
 	if conv.OlderURL != "" {
-		conv.OlderURL = subagentURL(k, agent) + "?before=" + strconv.Itoa(max(to-pageSize, 0))
+		conv.OlderURL = s.subagentURL(k, agent) + "?before=" + strconv.Itoa(max(to-pageSize, 0))
 	}
 	return conv
 }
@@ -131,7 +119,7 @@ func (s *Server) subagentView(ctx context.Context, k session.Key, agent string, 
 		task = firstLine(msgs[0].Text, 80)
 	}
 	card.DOMID = domID(k) + "-agent-" + agent
-	card.URL = subagentURL(k, agent)
+	card.URL = s.subagentURL(k, agent)
 	card.Title = subagentTitle(a.Type, task)
 	card.Prompt = task
 	card.Live = known && a.Running

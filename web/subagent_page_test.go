@@ -238,9 +238,15 @@ func TestSubagentPageErrors(t *testing.T) {
 			t.Errorf("GET %s leaks internals: %s", tt.path, b)
 		}
 	}
+	// An agent whose subagents keep no conversations of their own (its
+	// scanner reads none): a clear 404, on the page and in the API.
 	w := r.do(r.srv.Handler(), http.MethodGet, "/s/codex/"+sessionA+"/agents/"+agentA, withCookie(tok))
-	if !strings.Contains(w.Body.String(), "Subagent conversations are available for Claude Code sessions.") {
-		t.Errorf("other runtime: %q lacks the explanation", w.Body.String())
+	if w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), "subagents keep no conversations of their own") {
+		t.Errorf("other runtime: %d %q lacks the explanation", w.Code, w.Body.String())
+	}
+	w = r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions/codex/"+sessionA+"/agents/"+agentA+"/messages", withCookie(tok))
+	if w.Code != http.StatusNotFound || decodeError(t, w.Body.Bytes()) != "subagents_unsupported" {
+		t.Errorf("other runtime's API: %d %s", w.Code, w.Body.String())
 	}
 
 	// Not paired: the page sends to pairing, the API refuses.
@@ -253,21 +259,10 @@ func TestSubagentPageErrors(t *testing.T) {
 	if w := r.do(r.srv.Handler(), http.MethodGet, page+agentA, withCookie("not-a-session")); w.Code != http.StatusSeeOther {
 		t.Errorf("unknown cookie: %d", w.Code)
 	}
-
-	// Served without a subagent reader: a clear 404.
-	opts := r.srv.opts
-	opts.Subagents = nil
-	bare, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w = r.do(bare.Handler(), http.MethodGet, api+agentA+"/messages", withCookie(tok))
-	if w.Code != http.StatusNotFound || decodeError(t, w.Body.Bytes()) != "subagents_unsupported" {
-		t.Errorf("no reader: %d %s", w.Code, w.Body.String())
-	}
 }
 
 func TestSubagentURL(t *testing.T) {
+	r := newRig(t) // its catalog has Claude's scanner, which reads subagents
 	claude := session.Key{Runtime: "claude", ID: sessionA}
 	tests := []struct {
 		k     session.Key
@@ -282,7 +277,7 @@ func TestSubagentURL(t *testing.T) {
 		{session.Key{Runtime: "codex", ID: "019a"}, agentA, ""},
 	}
 	for _, tt := range tests {
-		if got := subagentURL(tt.k, tt.agent); got != tt.want {
+		if got := r.srv.subagentURL(tt.k, tt.agent); got != tt.want {
 			t.Errorf("subagentURL(%v, %q) = %q, want %q", tt.k, tt.agent, got, tt.want)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"paddock/internal/agent"
+	"paddock/internal/agent/registry"
 	"paddock/internal/config"
 	"paddock/internal/hookstate"
 )
@@ -33,6 +35,11 @@ func (h *hostList) Set(v string) error {
 // loadConfig parses the flags shared by every command onto the embedded
 // defaults. serveOnly adds the flags that matter only to serve.
 func loadConfig(name string, args []string, stderr io.Writer, getenv func(string) string, serveOnly bool) (config.Config, *flag.FlagSet, error) {
+	return loadConfigFor(registry.Default(), name, args, stderr, getenv, serveOnly)
+}
+
+// loadConfigFor is loadConfig with the agents whose flags serve takes.
+func loadConfigFor(agents *agent.Registry, name string, args []string, stderr io.Writer, getenv func(string) string, serveOnly bool) (config.Config, *flag.FlagSet, error) {
 	cfg, err := config.Default(getenv)
 	if err != nil {
 		return cfg, nil, err
@@ -45,12 +52,24 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 	// these names into its name constraints.
 	fs.Var((*hostList)(&cfg.ExtraHosts), "host", "extra host name the dashboard answers to and the certificate covers (repeatable, comma-separated; give it on first start, it becomes part of the CA)")
 	var level string
+	var dirs map[string]*string // the agents' directory flags
 	if serveOnly {
 		fs.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "plain-HTTP address serving only the CA page and a redirect; empty disables it")
 		fs.StringVar(&cfg.HookAddr, "hook-addr", cfg.HookAddr, "loopback address (127.0.0.1, ::1 or localhost) of the listener for agent hooks; port 0 picks a free one, empty disables it")
 		fs.StringVar(&cfg.CertFile, "cert", "", "use this certificate (PEM) instead of paddock's local CA; needs --key")
 		fs.StringVar(&cfg.KeyFile, "key", "", "private key (PEM) for --cert")
-		fs.StringVar(&cfg.ClaudeDir, "claude-dir", cfg.ClaudeDir, "Claude Code config dir (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+		for _, a := range agents.All() {
+			if f := a.DirFlag; f != nil {
+				if dirs == nil {
+					dirs = map[string]*string{}
+				}
+				dir, err := f.Default(getenv)
+				if err != nil {
+					return cfg, nil, fmt.Errorf("%s: %w", a.Product, err)
+				}
+				dirs[f.Name] = fs.String(f.Name, dir, f.Usage)
+			}
+		}
 		fs.IntVar(&cfg.ScanLimit, "scan-limit", cfg.ScanLimit, "sessions listed per agent")
 		fs.DurationVar(&cfg.SweepInterval, "sweep", cfg.SweepInterval, "periodic rescan interval (also how soon a dead process shows as ended)")
 		fs.DurationVar(&cfg.ProcessCheck, "process-check", cfg.ProcessCheck, "how often live sessions' agent processes are checked (gone → ended) and measured")
@@ -66,6 +85,9 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 			return cfg, fs, errUsage
 		}
 		return cfg, fs, errUsage
+	}
+	for name, v := range dirs {
+		cfg.AgentDirs[name] = *v
 	}
 	if level != "" {
 		if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {

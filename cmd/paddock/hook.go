@@ -17,6 +17,7 @@ import (
 	"paddock/internal/hookinstall"
 	"paddock/internal/hookintake"
 	"paddock/internal/hookrelay"
+	"paddock/internal/hookstate"
 )
 
 // hookMain is `paddock hook` as an agent runs it; main calls it before
@@ -81,7 +82,7 @@ type hookListener struct {
 
 // openHookListener binds cfg.HookAddr (loopback only; empty: no listener)
 // and loads the hook secret, creating it on first start.
-func openHookListener(cfg config.Config, sink hookintake.Sink, decider hookintake.Decider, log *slog.Logger) (*hookListener, error) {
+func openHookListener(cfg config.Config, decoders hookstate.Decoders, sink hookintake.Sink, decider hookintake.Decider, log *slog.Logger) (*hookListener, error) {
 	if cfg.HookAddr == "" {
 		return nil, nil
 	}
@@ -97,7 +98,7 @@ func openHookListener(cfg config.Config, sink hookintake.Sink, decider hookintak
 		return nil, fmt.Errorf("--hook-addr: %w", err)
 	}
 	h := &hookListener{ln: ln, log: log}
-	h.intake = hookintake.New(hookintake.Options{Secret: secret, Sink: sink, Decider: decider, Logger: log})
+	h.intake = hookintake.New(hookintake.Options{Secret: secret, Decoders: decoders, Sink: sink, Decider: decider, Logger: log})
 	// A held decision extends its own deadlines (hookintake.Handler.hold).
 	h.srv = &http.Server{Handler: h.intake, ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: 15 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10,

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/hookintake"
 	"paddock/internal/hookstate"
 )
@@ -55,7 +56,7 @@ func BenchmarkHookRelay(b *testing.B) {
 			b.Fatal(err)
 		}
 		arrived := make(chan time.Time, 1)
-		intake := hookintake.New(hookintake.Options{Secret: secret, Sink: sinkFunc(func(hookstate.Event) {
+		intake := hookintake.New(hookintake.Options{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(hookstate.Event) {
 			arrived <- time.Now()
 		})})
 		srv := httptest.NewServer(intake)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/hookintake"
 	"paddock/internal/hookrelay"
 	"paddock/internal/hookstate"
@@ -176,7 +177,7 @@ func TestHookDelivers(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var events []hookstate.Event
-	intake := hookintake.New(hookintake.Options{Secret: secret, Sink: sinkFunc(func(ev hookstate.Event) {
+	intake := hookintake.New(hookintake.Options{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(ev hookstate.Event) {
 		mu.Lock()
 		events = append(events, ev)
 		mu.Unlock()

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"paddock/certs"
+	"paddock/internal/agent"
+	"paddock/internal/agent/registry"
 	"paddock/internal/approvals"
 	"paddock/internal/auth"
 	"paddock/internal/catalog"
@@ -26,7 +28,6 @@ import (
 	"paddock/internal/markdown"
 	"paddock/internal/pending"
 	"paddock/internal/procscan"
-	"paddock/internal/runtimes"
 	"paddock/internal/session"
 	"paddock/internal/store"
 	"paddock/internal/tmux"
@@ -80,17 +81,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 
+	agents := registry.Default()
 	// states is set below, before anything runs: the Pi scanner asks it
 	// which session a hosted terminal runs.
 	var states *live.Service
-	scanners := runtimes.New(runtimes.Options{ClaudeDir: cfg.ClaudeDir, Logger: log,
+	// One walk of the process table serves every scanner for a second:
+	// they run concurrently, within milliseconds of each other.
+	procs := procscan.Shared(time.Second)
+	scanners := agents.Scanners(agent.Env{Processes: procs, Logger: log,
 		HostedSession: func(id string) (session.Key, bool) {
 			c, ok := states.ByTerminal(id)
 			return c.Key, ok
-		}})
-	scanner := scanners.Claude
+		}}, cfg.AgentDirs)
 	cat := catalog.New(catalog.Options{Limit: cfg.ScanLimit, SweepInterval: cfg.SweepInterval, Logger: log.With("component", "catalog"),
-		ProcessFingerprint: scanners.ProcessFingerprint,
+		ProcessFingerprint: procscan.Fingerprints(procs, procscan.OpenFiles, time.Second, agents.HoldsHistoryOpen),
 		CacheDir:           filepath.Join(cfg.DataDir, "cache", "conversations"),
 		// A session running now stays listed however old its history.
 		Keep: func(rt string) []string {
@@ -101,7 +105,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 				}
 			}
 			return ids
-		}}, scanners.All...)
+		}}, scanners...)
 
 	httpsLn, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -123,7 +127,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	states = live.New(live.Options{
-		State:        hookstate.Config{Density: density, ReadBaseline: firstRun},
+		State:        hookstate.Config{Density: density, ReadBaseline: firstRun, Rules: agents.HookRules()},
 		Persist:      a.store,
 		ProcessCheck: cfg.ProcessCheck,
 		Observer: &live.ProcObserver{Logger: log.With("component", "process-check"), Lookup: func(ctx context.Context, k session.Key) (session.Info, bool) {
@@ -145,7 +149,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	decider := approvals.New(approvals.Options{Broker: items, Logger: log.With("component", "approvals"),
 		CodexHold: codexHold, PiHold: cfg.PiHold, KimiHold: cfg.KimiHold, Watching: recentlyActive(a.store)})
-	hooks, err := openHookListener(cfg, states, decider, log.With("component", "hooks"))
+	hooks, err := openHookListener(cfg, agents.Decoders(), states, decider, log.With("component", "hooks"))
 	if err != nil {
 		return err
 	}
@@ -156,7 +160,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if terms, err := tmux.New(ctx, cfg.DataDir, tmux.Options{}); err != nil {
 		log.Warn("hosted sessions are off: paddock starts agents in tmux", "error", err)
 	} else {
-		h := hosted.New(hosted.Options{Terminals: terms, Live: states, Recipes: runtimes.Recipes(), Persist: a.store, Logger: log.With("component", "hosted")})
+		h := hosted.New(hosted.Options{Terminals: terms, Live: states, Recipes: agents.Recipes(), Persist: a.store, Logger: log.With("component", "hosted")})
 		hosting = h
 		sleeper = func(ctx context.Context) error { return h.RunSleeper(ctx, cfg.SleepIdle) }
 		// The CLIs' --help is checked in the background: a CLI whose
@@ -176,9 +180,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 
 	srv, err := web.New(web.Options{
+		Agents:       agents,
 		Sessions:     cat,
 		Live:         states,
-		Subagents:    scanner,
 		Hosting:      hosting,
 		Approvals:    items,
 		Audit:        a.store,

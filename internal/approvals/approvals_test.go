@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/hookstate"
 	"paddock/internal/pending"
 )
@@ -49,7 +50,7 @@ func hold(t *testing.T, runtime string, payload []byte, d *pending.Decision, res
 	ctx := t.Context()
 	b := pending.New(pending.Options{})
 	s := New(Options{Broker: b})
-	ev, err := hookstate.Decode(runtime, "PermissionRequest", payload)
+	ev, err := decode(runtime, "PermissionRequest", payload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestCodexEncodingsNeverCarryUpdates(t *testing.T) {
 
 func TestCodexNotHeldWhenNobodyWatches(t *testing.T) {
 	p := recorded(t, "codex-0.169.0", "PermissionRequest")[0]
-	ev, err := hookstate.Decode("codex", "PermissionRequest", p)
+	ev, err := decode("codex", "PermissionRequest", p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,11 +202,11 @@ func TestDeskReleases(t *testing.T) {
 	bash := recorded(t, "claude-2.1.328", "PermissionRequest")[0]
 	var req request
 	_ = json.Unmarshal(bash, &req)
-	ev, _ := hookstate.Decode("claude", "PermissionRequest", bash)
+	ev, _ := decode("claude", "PermissionRequest", bash)
 	post := func(tool string, input json.RawMessage) (hookstate.Event, []byte) {
 		b, _ := json.Marshal(map[string]any{"session_id": ev.SessionID, "hook_event_name": "PostToolUse", "tool_name": tool,
 			"tool_input": input, "tool_use_id": "toolu_1", "tool_response": "ok"})
-		e, err := hookstate.Decode("claude", "PostToolUse", b)
+		e, err := decode("claude", "PostToolUse", b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +214,7 @@ func TestDeskReleases(t *testing.T) {
 	}
 	stop := func(agentID string) (hookstate.Event, []byte) {
 		b, _ := json.Marshal(map[string]any{"session_id": ev.SessionID, "hook_event_name": "Stop", "agent_id": agentID})
-		e, _ := hookstate.Decode("claude", "Stop", b)
+		e, _ := decode("claude", "Stop", b)
 		return e, b
 	}
 	for _, tc := range []struct {
@@ -259,7 +260,7 @@ func TestPiGate(t *testing.T) {
 	call := func(tool, input string) ([]byte, hookstate.Event) {
 		p := []byte(`{"hook_event_name":"tool_call","session_id":"pi-s1","cwd":"/p","pid":7,"tool_name":"` + tool +
 			`","tool_call_id":"call_1","input":` + input + `}`)
-		ev, err := hookstate.Decode("pi", "tool_call", p)
+		ev, err := decode("pi", "tool_call", p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +320,7 @@ func TestCursorEncodings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := pending.New(pending.Options{})
 			s := New(Options{Broker: b})
-			ev, err := hookstate.Decode("cursor", tc.event, tc.payload)
+			ev, err := decode("cursor", tc.event, tc.payload)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -351,7 +352,7 @@ func TestCursorEncodings(t *testing.T) {
 // then asks in its terminal); without KimiHold nothing is held.
 func TestKimiDenyOnly(t *testing.T) {
 	p := recorded(t, "kimi-2.1.0", "PreToolUse")[0]
-	ev, err := hookstate.Decode("kimi", "PreToolUse", p)
+	ev, err := decode("kimi", "PreToolUse", p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +396,7 @@ func TestClaudeQuestionAtPreToolUse(t *testing.T) {
 	decode := func(mode string) ([]byte, hookstate.Event) {
 		m["permission_mode"] = mode
 		b, _ := json.Marshal(m)
-		ev, err := hookstate.Decode("claude", "PreToolUse", b)
+		ev, err := decode("claude", "PreToolUse", b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,3 +449,6 @@ func TestClaudePlanCard(t *testing.T) {
 		}
 	}
 }
+
+// decode reads a payload with the shipped agents' decoders.
+var decode = registry.Default().Decoders().Decode

@@ -59,7 +59,7 @@ func openCodeEvent(t *testing.T, name, serverURL string) (hookstate.Event, []byt
 		}
 		m["server_url"] = serverURL
 		b, _ := json.Marshal(m)
-		ev, err := hookstate.Decode("opencode", name, b)
+		ev, err := decode("opencode", name, b)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -229,8 +229,31 @@ type Deleter interface {
 	Delete(ctx context.Context, id string) error
 }
 
+// SubagentReader is a Scanner whose sessions' subagents keep
+// conversations of their own (Claude Code's Agent/Task transcripts).
+type SubagentReader interface {
+	SubagentConversation(ctx context.Context, sessionID, agentID string) ([]session.Message, error)
+}
+
+// HasSubagents reports whether runtime's subagents keep conversations
+// SubagentConversation can read.
+func (c *Catalog) HasSubagents(runtime string) bool {
+	_, ok := c.byName[runtime].(SubagentReader)
+	return ok
+}
+
+// SubagentConversation reads the conversation of one of a session's
+// subagents; ErrUnsupported where the runtime keeps none.
+func (c *Catalog) SubagentConversation(ctx context.Context, k session.Key, agentID string) ([]session.Message, error) {
+	r, ok := c.byName[k.Runtime].(SubagentReader)
+	if !ok {
+		return nil, ErrUnsupported
+	}
+	return r.SubagentConversation(ctx, k.ID, agentID)
+}
+
 // ErrUnsupported says a runtime cannot do what was asked (read events,
-// delete).
+// delete, read subagents).
 var ErrUnsupported = errors.New("catalog: not supported for this agent")
 
 // Events returns a session's full record, oldest first.

@@ -13,14 +13,16 @@ import (
 
 // Config is everything paddock serve needs to start.
 type Config struct {
-	DataDir       string // paddock's own files: database, keys, certificates
-	Addr          string // HTTPS dashboard
-	HTTPAddr      string // plain HTTP: CA page and redirect only
-	HookAddr      string // loopback hook listener
-	CertFile      string // user-supplied certificate (with KeyFile) instead of the local CA
-	KeyFile       string
-	ExtraHosts    []string      // more names the dashboard answers to (and the leaf covers)
-	ClaudeDir     string        // Claude Code's config dir
+	DataDir    string // paddock's own files: database, keys, certificates
+	Addr       string // HTTPS dashboard
+	HTTPAddr   string // plain HTTP: CA page and redirect only
+	HookAddr   string // loopback hook listener
+	CertFile   string // user-supplied certificate (with KeyFile) instead of the local CA
+	KeyFile    string
+	ExtraHosts []string // more names the dashboard answers to (and the leaf covers)
+	// AgentDirs are the agents' own directories given by their flags
+	// (agent.DirFlag), by flag name; an agent without one uses its default.
+	AgentDirs     map[string]string
 	ScanLimit     int           // sessions listed per runtime
 	SweepInterval time.Duration // periodic rescan, which also notices dead processes
 	PairingTTL    time.Duration
@@ -52,16 +54,12 @@ func Default(getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	claude, err := ClaudeDir(getenv)
-	if err != nil {
-		return Config{}, err
-	}
 	return Config{
 		DataDir:       dir,
 		Addr:          ":7443",
 		HTTPAddr:      ":7080",
 		HookAddr:      "127.0.0.1:7081",
-		ClaudeDir:     claude,
+		AgentDirs:     map[string]string{},
 		ScanLimit:     200,
 		SweepInterval: 3 * time.Second,
 		PairingTTL:    10 * time.Minute,
@@ -86,18 +84,6 @@ func DataDir(getenv func(string) string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(home, ".local", "share", "paddock"), nil
-}
-
-// ClaudeDir is $CLAUDE_CONFIG_DIR, else ~/.claude.
-func ClaudeDir(getenv func(string) string) (string, error) {
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Abs(d)
-	}
-	home, err := homeDir(getenv)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".claude"), nil
 }
 
 func homeDir(getenv func(string) string) (string, error) {

@@ -26,17 +26,6 @@ func TestDataDir(t *testing.T) {
 	}
 }
 
-func TestClaudeDir(t *testing.T) {
-	got, _ := ClaudeDir(func(k string) string { return map[string]string{"HOME": "/h"}[k] })
-	if got != "/h/.claude" {
-		t.Fatalf("got %q", got)
-	}
-	got, _ = ClaudeDir(func(k string) string { return map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"}[k] })
-	if got != "/c" {
-		t.Fatalf("got %q", got)
-	}
-}
-
 func TestEnsureDataDirTightensMode(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -105,6 +105,9 @@ var reasons = []Reason{ReasonBadHost, ReasonUnauthorized, ReasonNotFound, Reason
 type Options struct {
 	Secret string // required: the content of SecretFile
 	Sink   Sink   // required
+	// Decoders read each agent's payloads (required): /hook/{runtime}
+	// takes the agents listed here and no other.
+	Decoders hookstate.Decoders
 	// Decider holds decision events for the phone; nil: none is held.
 	Decider Decider
 	Logger  *slog.Logger
@@ -121,6 +124,7 @@ type Handler struct {
 	log      *slog.Logger
 	maxBody  int64
 	now      func() time.Time
+	decoders hookstate.Decoders
 	runtimes []string
 
 	accepted  atomic.Uint64
@@ -137,8 +141,8 @@ const warnEvery = time.Minute
 // New returns the handler; it panics on a missing secret or sink, which
 // is a wiring bug, not an input.
 func New(o Options) *Handler {
-	if o.Secret == "" || o.Sink == nil {
-		panic("hookintake: New needs a Secret and a Sink")
+	if o.Secret == "" || o.Sink == nil || len(o.Decoders) == 0 {
+		panic("hookintake: New needs a Secret, a Sink and Decoders")
 	}
 	h := &Handler{
 		secret:   sha256.Sum256([]byte(o.Secret)),
@@ -147,7 +151,8 @@ func New(o Options) *Handler {
 		log:      o.Logger,
 		maxBody:  o.MaxBody,
 		now:      o.Now,
-		runtimes: hookstate.Runtimes(),
+		decoders: o.Decoders,
+		runtimes: o.Decoders.Names(),
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -241,7 +246,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	ev, err := hookstate.Decode(runtime, event, body)
+	ev, err := h.decoders.Decode(runtime, event, body)
 	if err != nil {
 		switch {
 		case errors.Is(err, hookstate.ErrTooLarge):

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/hookstate"
 	"paddock/internal/sharedtest"
 )
@@ -40,7 +41,7 @@ func (c *collect) all() []hookstate.Event {
 func newHandler(t *testing.T) (*Handler, *collect) {
 	t.Helper()
 	c := &collect{}
-	return New(Options{Secret: testSecret, Sink: c}), c
+	return New(Options{Secret: testSecret, Decoders: decoders, Sink: c}), c
 }
 
 const sessionStart = `{"session_id":"14d07547","transcript_path":"/tmp/x.jsonl","cwd":"/tmp/proj","hook_event_name":"SessionStart","source":"startup","model":"m"}`
@@ -295,7 +296,7 @@ func TestNewPanicsWithoutSecret(t *testing.T) {
 
 func TestRejectLogsNoSecret(t *testing.T) {
 	var logs bytes.Buffer
-	h := New(Options{Secret: testSecret, Sink: &collect{}, Logger: newTextLogger(&logs)})
+	h := New(Options{Secret: testSecret, Decoders: decoders, Sink: &collect{}, Logger: newTextLogger(&logs)})
 	for range 3 {
 		do(h, request{method: "POST", path: "/hook/claude", body: sessionStart, header: map[string]string{SecretHeader: testSecret + "x"}})
 	}
@@ -307,3 +308,6 @@ func TestRejectLogsNoSecret(t *testing.T) {
 		t.Fatalf("%d warnings:\n%s", got, logs.String())
 	}
 }
+
+// decoders are the shipped agents' hook decoders.
+var decoders = registry.Default().Decoders()

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/hookintake"
 	"paddock/internal/hookstate"
 )
@@ -260,7 +261,7 @@ func TestDelivers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	intake := hookintake.New(hookintake.Options{Secret: secret, Sink: sink})
+	intake := hookintake.New(hookintake.Options{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sink})
 	port := listener(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		paths = append(paths, r.URL.EscapedPath())
@@ -329,7 +330,7 @@ func TestNoStdoutRule(t *testing.T) {
 		io.WriteString(w, decision)
 	}))
 	dir := fakeServe(t, port, os.Getpid())
-	for _, rt := range hookstate.Runtimes() {
+	for _, rt := range registry.Default().Decoders().Names() {
 		for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PermissionRequest", "PreToolUse", "Stop", "", "beforeShellExecution", "tool_call", "session_start", "input"} {
 			for _, accept := range []bool{false, true} {
 				res := Run(context.Background(), Options{Args: Args{Runtime: rt, Event: ev, DataDir: dir}, Stdin: strings.NewReader(payload), AcceptDecision: accept})
@@ -346,7 +347,7 @@ func TestNoStdoutRule(t *testing.T) {
 			}
 		}
 	}
-	for _, rt := range hookstate.Runtimes() {
+	for _, rt := range registry.Default().Decoders().Names() {
 		for _, ev := range []string{"SessionStart", "UserPromptSubmit", "beforeSubmitPrompt", "input", "session_start", "Notification", "Stop", "notify", ""} {
 			if MayDecide(rt, ev) {
 				t.Errorf("MayDecide(%s, %s): the agent feeds this event's stdout to the model or ignores it", rt, ev)
@@ -461,7 +462,7 @@ func TestHeldDecision(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			intake := hookintake.New(hookintake.Options{Secret: secret, Sink: sinkFunc(func(hookstate.Event) {}), Decider: tc.decider})
+			intake := hookintake.New(hookintake.Options{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(hookstate.Event) {}), Decider: tc.decider})
 			port := listener(t, intake)
 			os.WriteFile(filepath.Join(dir, StateFile), fmt.Appendf(nil, `{"pid":%d,"hook_port":%d}`, os.Getpid(), port), 0o600)
 			ctx := context.Background()
@@ -511,7 +512,7 @@ func TestDecisionEventsWaitLongerForTheHold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := listener(t, hookintake.New(hookintake.Options{Secret: secret, Sink: sinkFunc(func(hookstate.Event) {}), Decider: d}))
+	port := listener(t, hookintake.New(hookintake.Options{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(hookstate.Event) {}), Decider: d}))
 	os.WriteFile(filepath.Join(dir, StateFile), fmt.Appendf(nil, `{"pid":%d,"hook_port":%d}`, os.Getpid(), port), 0o600)
 	res := Run(context.Background(), Options{Args: Args{Runtime: "claude", Event: "PermissionRequest", DataDir: dir,
 		Payload: []byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`)},

@@ -1,6 +1,7 @@
-package hookstate
+package hookstate_test
 
 import (
+	. "paddock/internal/hookstate"
 	"testing"
 	"time"
 )

@@ -38,6 +38,16 @@ type Config struct {
 	// §2.6: the first run marks existing history read). Results at or
 	// before it are not unread.
 	ReadBaseline time.Time
+	// Rules are the agents' rules by agent name; an agent not listed
+	// follows DefaultRules.
+	Rules map[string]Rules
+}
+
+func (c Config) rules(runtime string) Rules {
+	if r, ok := c.Rules[runtime]; ok {
+		return r
+	}
+	return DefaultRules
 }
 
 func (c Config) withDefaults() Config {

@@ -54,17 +54,8 @@ func (e *FieldError) Error() string {
 
 func (e *FieldError) Unwrap() error { return ErrInvalid }
 
-// Decode validates and normalises one raw hook payload of a runtime.
-// eventName is the name the hook was installed under (`paddock hook
-// EVENT`), used when the payload does not name its event itself; the
-// payload's own name wins when both are present. Decode never panics on
-// any input: wrong types and JSON null in required fields are errors,
-// in optional fields they read as absent.
-func Decode(runtime, eventName string, payload []byte) (Event, error) {
-	dec := decoderFor(runtime)
-	if dec == nil {
-		return Event{}, fmt.Errorf("%w %q", ErrUnknownRuntime, runtime)
-	}
+// decode is Decoders.Decode with the decoder found.
+func decode(dec Decoder, runtime, eventName string, payload []byte) (Event, error) {
 	if len(payload) > MaxPayloadSize {
 		return Event{}, fmt.Errorf("%w: %s: %d bytes (limit %d)", ErrTooLarge, runtime, len(payload), MaxPayloadSize)
 	}
@@ -79,9 +70,9 @@ func Decode(runtime, eventName string, payload []byte) (Event, error) {
 	f, ok := v.(map[string]any)
 	if !ok {
 		return Event{}, &FieldError{Runtime: runtime, Event: eventName,
-			Problem: "must be a JSON object, not " + typeName(v)}
+			Problem: "must be a JSON object, not " + TypeName(v)}
 	}
-	ev, err := dec(eventName, fields(f))
+	ev, err := dec(eventName, Fields(f))
 	if err != nil {
 		if fe := (*FieldError)(nil); errors.As(err, &fe) {
 			fe.Runtime = runtime
@@ -89,17 +80,17 @@ func Decode(runtime, eventName string, payload []byte) (Event, error) {
 		return Event{}, err
 	}
 	ev.Runtime = runtime
-	readRelay(fields(f), &ev.Relay)
+	readRelay(Fields(f), &ev.Relay)
 	if ev.Time.IsZero() {
 		ev.Time = ev.Relay.SentAt
 	}
 	return ev, nil
 }
 
-// fields is a decoded JSON object with typed, nil-safe accessors.
-type fields map[string]any
+// Fields is a decoded JSON object with typed, nil-safe accessors.
+type Fields map[string]any
 
-func typeName(v any) string {
+func TypeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -117,24 +108,24 @@ func typeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// str is an optional string: "" when absent, null or not a string.
-func (f fields) str(key string) string {
+// Str is an optional string: "" when absent, null or not a string.
+func (f Fields) Str(key string) string {
 	s, _ := f[key].(string)
 	return s
 }
 
-// firstStr is the first non-empty optional string among keys.
-func (f fields) firstStr(keys ...string) string {
+// FirstStr is the first non-empty optional string among keys.
+func (f Fields) FirstStr(keys ...string) string {
 	for _, k := range keys {
-		if s := f.str(k); s != "" {
+		if s := f.Str(k); s != "" {
 			return s
 		}
 	}
 	return ""
 }
 
-// reqStr is a required non-empty string; problem is "" when it is fine.
-func (f fields) reqStr(key string) (string, string) {
+// ReqStr is a required non-empty string; problem is "" when it is fine.
+func (f Fields) ReqStr(key string) (string, string) {
 	v, ok := f[key]
 	switch s, isStr := v.(string); {
 	case !ok:
@@ -142,7 +133,7 @@ func (f fields) reqStr(key string) (string, string) {
 	case v == nil:
 		return "", "is null"
 	case !isStr:
-		return "", "must be a string, not " + typeName(v)
+		return "", "must be a string, not " + TypeName(v)
 	case s == "":
 		return "", "is empty"
 	default:
@@ -150,24 +141,24 @@ func (f fields) reqStr(key string) (string, string) {
 	}
 }
 
-// obj is an optional nested object; nil (safe to read) when absent.
-func (f fields) obj(key string) fields {
+// Obj is an optional nested object; nil (safe to read) when absent.
+func (f Fields) Obj(key string) Fields {
 	o, _ := f[key].(map[string]any)
-	return fields(o)
+	return Fields(o)
 }
 
-func (f fields) num(key string) (float64, bool) {
+func (f Fields) Num(key string) (float64, bool) {
 	n, ok := f[key].(float64)
 	return n, ok
 }
 
-func (f fields) boolean(key string) bool {
+func (f Fields) Bool(key string) bool {
 	b, _ := f[key].(bool)
 	return b
 }
 
-// idStr reads an id that some runtimes send as a number (Kimi turn_id).
-func (f fields) idStr(key string) string {
+// IDStr reads an id that some runtimes send as a number (Kimi turn_id).
+func (f Fields) IDStr(key string) string {
 	switch v := f[key].(type) {
 	case string:
 		return v
@@ -179,19 +170,19 @@ func (f fields) idStr(key string) string {
 	return ""
 }
 
-func (f fields) int(key string) int {
-	n, ok := f.num(key)
+func (f Fields) Int(key string) int {
+	n, ok := f.Num(key)
 	if !ok || n != math.Trunc(n) || n < 0 || n > math.MaxInt32 {
 		return 0
 	}
 	return int(n)
 }
 
-// eventName resolves an event's name: the payload's key wins, the
+// EventName resolves an event's name: the payload's key wins, the
 // installed hook name is the fallback.
-func eventName(f fields, key, installed string) (string, *FieldError) {
+func EventName(f Fields, key, installed string) (string, *FieldError) {
 	if v, ok := f[key]; ok && v != nil {
-		s, problem := f.reqStr(key)
+		s, problem := f.ReqStr(key)
 		if problem != "" {
 			return "", &FieldError{Event: installed, Field: key, Problem: problem}
 		}
@@ -203,9 +194,9 @@ func eventName(f fields, key, installed string) (string, *FieldError) {
 	return installed, nil
 }
 
-// requireStr wraps reqStr into a FieldError.
-func requireStr(f fields, name, key string) (string, *FieldError) {
-	s, problem := f.reqStr(key)
+// RequireStr wraps reqStr into a FieldError.
+func RequireStr(f Fields, name, key string) (string, *FieldError) {
+	s, problem := f.ReqStr(key)
 	if problem != "" {
 		return "", &FieldError{Event: name, Field: key, Problem: problem}
 	}
@@ -214,23 +205,23 @@ func requireStr(f fields, name, key string) (string, *FieldError) {
 
 // readRelay fills what the relay added under RelayField (and the seed's
 // top-level agent_terminal_id). Lenient: a wrong type reads as absent.
-func readRelay(f fields, r *RelayInfo) {
-	p := f.obj(RelayField)
-	if s := p.str("terminal_id"); s != "" {
+func readRelay(f Fields, r *RelayInfo) {
+	p := f.Obj(RelayField)
+	if s := p.Str("terminal_id"); s != "" {
 		r.TerminalID = s
-	} else if s := f.str("agent_terminal_id"); s != "" {
+	} else if s := f.Str("agent_terminal_id"); s != "" {
 		r.TerminalID = s
 	}
-	if n := p.int("pid"); n > 0 {
+	if n := p.Int("pid"); n > 0 {
 		r.PID = n
 	}
-	if n := p.int("ppid"); n > 0 {
+	if n := p.Int("ppid"); n > 0 {
 		r.PPID = n
 	}
-	r.TTY = cmp.Or(p.str("tty"), r.TTY)
-	r.TermProgram = cmp.Or(p.str("term_program"), r.TermProgram)
-	r.TmuxPane = cmp.Or(p.str("tmux_pane"), r.TmuxPane)
-	r.ParentSessionID = cmp.Or(p.str("parent_session_id"), r.ParentSessionID)
+	r.TTY = cmp.Or(p.Str("tty"), r.TTY)
+	r.TermProgram = cmp.Or(p.Str("term_program"), r.TermProgram)
+	r.TmuxPane = cmp.Or(p.Str("tmux_pane"), r.TmuxPane)
+	r.ParentSessionID = cmp.Or(p.Str("parent_session_id"), r.ParentSessionID)
 	if t := jsonTime(p["sent_at"]); !t.IsZero() {
 		r.SentAt = t
 	}
@@ -247,14 +238,14 @@ func jsonTime(v any) time.Time {
 			return time.Time{}
 		}
 	case float64:
-		t = unixTime(x)
+		t = UnixTime(x)
 	}
 	return t
 }
 
-// unixTime reads seconds, or milliseconds when the number is too big to be
+// UnixTime reads seconds, or milliseconds when the number is too big to be
 // seconds (the recordings use both).
-func unixTime(x float64) time.Time {
+func UnixTime(x float64) time.Time {
 	if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 || x > 1e15 {
 		return time.Time{}
 	}
@@ -274,12 +265,12 @@ func unixTime(x float64) time.Time {
 
 // Lengths of the display summaries an Event carries.
 const (
-	maxSummary = 200
-	maxText    = 500
+	MaxSummary = 200
+	MaxText    = 500
 )
 
-// clip shortens s to n runes on one line, valid UTF-8.
-func clip(s string, n int) string {
+// Clip shortens s to n runes on one line, valid UTF-8.
+func Clip(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = strings.TrimRight(s[:i], " \t") + " …"
@@ -291,20 +282,20 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// summarize picks the one field of a tool input a person recognises the
+// Summarize picks the one field of a tool input a person recognises the
 // call by: the command, the path, the url, the question.
-func summarize(input any) string {
+func Summarize(input any) string {
 	switch v := input.(type) {
 	case string:
-		return clip(v, maxSummary)
+		return Clip(v, MaxSummary)
 	case map[string]any:
-		f := fields(v)
+		f := Fields(v)
 		for _, k := range []string{"command", "cmd", "file_path", "filePath", "path",
 			"notebook_path", "pattern", "url", "query", "description", "prompt"} {
 			switch x := f[k].(type) {
 			case string:
 				if x != "" {
-					return clip(x, maxSummary)
+					return Clip(x, MaxSummary)
 				}
 			case []any: // argv form
 				var parts []string
@@ -314,38 +305,52 @@ func summarize(input any) string {
 					}
 				}
 				if len(parts) > 0 {
-					return clip(strings.Join(parts, " "), maxSummary)
+					return Clip(strings.Join(parts, " "), MaxSummary)
 				}
 			}
 		}
 		if qs, ok := f["questions"].([]any); ok && len(qs) > 0 {
 			if q, ok := qs[0].(map[string]any); ok {
-				return clip(fields(q).str("question"), maxSummary)
+				return Clip(Fields(q).Str("question"), MaxSummary)
 			}
 		}
 	}
 	return ""
 }
 
-// promptText reads a prompt given as a string or as content parts
+// PromptText reads a prompt given as a string or as content parts
 // ([{"type":"text","text":…}], Kimi).
-func promptText(v any) string {
+func PromptText(v any) string {
 	switch x := v.(type) {
 	case string:
-		return clip(x, maxText)
+		return Clip(x, MaxText)
 	case []any:
 		var parts []string
 		for _, p := range x {
-			if s := fields(asObject(p)).str("text"); s != "" {
+			if s := Fields(AsObject(p)).Str("text"); s != "" {
 				parts = append(parts, s)
 			}
 		}
-		return clip(strings.Join(parts, " "), maxText)
+		return Clip(strings.Join(parts, " "), MaxText)
 	}
 	return ""
 }
 
-func asObject(v any) map[string]any {
+func AsObject(v any) map[string]any {
 	o, _ := v.(map[string]any)
 	return o
+}
+
+// NumOr is an optional number: 0 when absent or not a number.
+func NumOr(f Fields, key string) float64 {
+	n, _ := f.Num(key)
+	return n
+}
+
+// ProblemObject says what is wrong with a value that should be an object.
+func ProblemObject(v any) string {
+	if v == nil {
+		return "missing"
+	}
+	return "must be an object, not " + TypeName(v)
 }

@@ -1,9 +1,10 @@
-package hookstate
+package hookstate_test
 
 import (
 	"encoding/json"
 	"errors"
 	"os"
+	. "paddock/internal/hookstate"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -408,24 +409,24 @@ func TestDecodeTimes(t *testing.T) {
 		float64(12):            {}, // 1970
 		true:                   {},
 	} {
-		if got := jsonTime(in); !got.Equal(want) {
-			t.Errorf("jsonTime(%v) = %v, want %v", in, got, want)
+		if got := JSONTime(in); !got.Equal(want) {
+			t.Errorf("JSONTime(%v) = %v, want %v", in, got, want)
 		}
 	}
 }
 
 func TestClip(t *testing.T) {
 	long := strings.Repeat("é", 300)
-	if got := clip(long, 200); len([]rune(got)) != 200 || !strings.HasSuffix(got, "…") {
+	if got := Clip(long, 200); len([]rune(got)) != 200 || !strings.HasSuffix(got, "…") {
 		t.Errorf("clip kept %d runes", len([]rune(got)))
 	}
-	if got := clip("a\nb", 200); got != "a …" {
+	if got := Clip("a\nb", 200); got != "a …" {
 		t.Errorf("clip multi-line = %q", got)
 	}
-	if got := clip("bad \xff byte", 200); got != "bad \uFFFD byte" {
+	if got := Clip("bad \xff byte", 200); got != "bad \uFFFD byte" {
 		t.Errorf("clip invalid UTF-8 = %q", got)
 	}
-	if got := summarize(map[string]any{"cmd": []any{"git", "status", 3}}); got != "git status" {
+	if got := Summarize(map[string]any{"cmd": []any{"git", "status", 3}}); got != "git status" {
 		t.Errorf("summarize argv = %q", got)
 	}
 }

@@ -8,8 +8,8 @@
 // verdict of seed 002 §2.6 and the per-session latency metrics of seed 001.
 //
 // It is pure. It never reads a file, a socket, a process table or the clock,
-// and starts no goroutine: everything it knows arrives through Decode (raw
-// hook payloads), Machine.Apply (one event at an explicit time) and
+// and starts no goroutine: everything it knows arrives through Decoders
+// (raw hook payloads, read by each agent's Decoder), Machine.Apply (one event at an explicit time) and
 // Machine.Tick (an explicit time plus the Facts its owner observed). The
 // owner serialises the calls, schedules one timer at NextDeadline instead of
 // polling, and persists Snapshots if it wants state to survive a restart.
@@ -25,7 +25,7 @@
 //	SessionEnd                       → ended
 //	a new hosted terminal            → connecting until its first hook
 //
-// and each runtime's equivalents (see the decode_*.go files): Codex Interrupt
+// and each agent's equivalents (its hooks.go under internal/agent): Codex Interrupt
 // and notify agent-turn-complete, OpenCode session.status busy/idle,
 // permission.asked/replied and question.asked/replied, Cursor
 // beforeSubmitPrompt/afterAgentResponse/stop/beforeShellExecution, Kimi
@@ -38,7 +38,7 @@
 //	waiting 5 min                                     → idle
 //	approval/input 10 min, dialog not reported open   → idle
 //	working 15 min without a hook                     → idle
-//	connecting 30 s (Claude Code, Codex)              → idle
+//	connecting 30 s (Rules.ConnectingTimesOut)        → idle
 //	process gone                                      → ended
 //
 // # Permission inference

@@ -1,9 +1,10 @@
-package hookstate
+package hookstate_test
 
 import (
 	"bufio"
 	"bytes"
 	"os"
+	. "paddock/internal/hookstate"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ func fuzzDecode(f *testing.F, runtime string) {
 		if ev.SessionID == "" && runtime != RuntimeOpenCode && runtime != RuntimeCursor {
 			t.Fatalf("accepted an event without a session: %+v", ev)
 		}
-		if len(ev.ToolSummary) > 4*maxSummary || len(ev.Prompt) > 4*maxText || len(ev.Message) > 4*maxText {
+		if len(ev.ToolSummary) > 4*MaxSummary || len(ev.Prompt) > 4*MaxText || len(ev.Message) > 4*MaxText {
 			t.Fatalf("summaries not clipped: %d %d %d", len(ev.ToolSummary), len(ev.Prompt), len(ev.Message))
 		}
 		for _, d := range []Density{DensityLow, DensityHigh} {

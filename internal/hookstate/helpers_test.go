@@ -1,6 +1,8 @@
-package hookstate
+package hookstate_test
 
 import (
+	"paddock/internal/agent/registry"
+	. "paddock/internal/hookstate"
 	"testing"
 	"time"
 )
@@ -75,5 +77,22 @@ func run(t *testing.T, m *Machine, steps []step) {
 }
 
 func newMachine(rt string, cfg Config) *Machine {
-	return NewMachine(cfg, Options{Runtime: rt}, t0)
+	return NewMachine(withRules(cfg), Options{Runtime: rt}, t0)
+}
+
+// agents are the agents paddock ships: their hook decoders and rules.
+var agents = registry.Default()
+
+// Decode reads one payload with the shipped agents' decoders.
+func Decode(runtime, event string, payload []byte) (Event, error) {
+	return agents.Decoders().Decode(runtime, event, payload)
+}
+
+// withRules is cfg with the shipped agents' rules, as serve configures
+// the machines.
+func withRules(cfg Config) Config {
+	if cfg.Rules == nil {
+		cfg.Rules = agents.HookRules()
+	}
+	return cfg
 }

@@ -10,7 +10,7 @@ import (
 type Machine struct {
 	cfg     Config
 	runtime string
-	spec    runtimeSpec
+	spec    Rules
 
 	state State
 	since time.Time // when the current state began
@@ -85,7 +85,7 @@ func NewMachine(cfg Config, opts Options, now time.Time) *Machine {
 	m := &Machine{
 		cfg:          cfg,
 		runtime:      opts.Runtime,
-		spec:         specFor(opts.Runtime),
+		spec:         cfg.rules(opts.Runtime),
 		state:        StateIdle,
 		since:        now,
 		lastHook:     now,
@@ -245,7 +245,7 @@ func (m *Machine) apply(ev Event, at time.Time) {
 		m.notification(ev, at)
 
 	case KindStop, KindTurnComplete:
-		if ev.Kind == KindStop && m.spec.stopIncludesSubagents && m.subagents > 0 {
+		if ev.Kind == KindStop && m.spec.StopIncludesSubagents && m.subagents > 0 {
 			break // a subagent's turn ended, not the session's
 		}
 		m.pending = nil
@@ -386,7 +386,7 @@ func (m *Machine) nextTimer() timer {
 	c := m.cfg
 	switch m.state {
 	case StateConnecting:
-		if m.spec.connectingTimesOut {
+		if m.spec.ConnectingTimesOut {
 			consider(timer{kind: timerConnecting, due: m.since.Add(c.ConnectingIdle)})
 		}
 	case StatePrompting:
@@ -576,7 +576,7 @@ func (m *Machine) addPending(ev Event, at time.Time) {
 	}
 	p := pendingTool{id: ev.ToolUseID, name: ev.ToolName, agent: ev.AgentID,
 		summary: ev.ToolSummary, class: classify(ev.ToolName), startedAt: at}
-	if m.spec.inferPermissions && !inferenceOff(m.mode, ev.ToolName) {
+	if m.spec.InferPermissions && !inferenceOff(m.mode, ev.ToolName) {
 		if d, ok := m.cfg.toolTimeout(ev.ToolName); ok {
 			p.due = at.Add(d)
 		}

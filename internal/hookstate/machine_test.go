@@ -1,6 +1,7 @@
-package hookstate
+package hookstate_test
 
 import (
+	. "paddock/internal/hookstate"
 	"testing"
 	"time"
 )
@@ -137,16 +138,16 @@ func TestTransitions(t *testing.T) {
 }
 
 func TestConnecting(t *testing.T) {
-	for _, rt := range Runtimes() {
+	for _, rt := range agents.Names() {
 		t.Run(rt+" first hook", func(t *testing.T) {
-			m := NewMachine(Config{}, Options{Runtime: rt, Connecting: true}, t0)
+			m := NewMachine(withRules(Config{}), Options{Runtime: rt, Connecting: true}, t0)
 			run(t, m, []step{
 				tick(10*sec, none, StateConnecting),
 				apply(11*sec, ev(KindActivity), StateIdle),
 			})
 		})
 		t.Run(rt+" 30 s", func(t *testing.T) {
-			m := NewMachine(Config{}, Options{Runtime: rt, Connecting: true}, t0)
+			m := NewMachine(withRules(Config{}), Options{Runtime: rt, Connecting: true}, t0)
 			want := StateConnecting // seed 000: only Claude Code and Codex time out
 			if rt == RuntimeClaude || rt == RuntimeCodex {
 				want = StateIdle
@@ -163,7 +164,7 @@ func TestConnecting(t *testing.T) {
 		})
 	}
 	t.Run("a prompt straight from connecting", func(t *testing.T) {
-		m := NewMachine(Config{}, Options{Runtime: RuntimeCodex, Connecting: true}, t0)
+		m := NewMachine(withRules(Config{}), Options{Runtime: RuntimeCodex, Connecting: true}, t0)
 		run(t, m, []step{apply(5*sec, ev(KindSessionStart), StateIdle), apply(5*sec, ev(KindPrompt), StatePrompting)})
 	})
 	t.Run("restart: the old process's SessionEnd does not end it", func(t *testing.T) {
@@ -176,7 +177,7 @@ func TestConnecting(t *testing.T) {
 		})
 	})
 	t.Run("restart: a dead new process ends it", func(t *testing.T) {
-		m := NewMachine(Config{}, Options{Runtime: RuntimeClaude, Connecting: true}, t0)
+		m := NewMachine(withRules(Config{}), Options{Runtime: RuntimeClaude, Connecting: true}, t0)
 		run(t, m, []step{tick(15*sec, Facts{Process: ProcessGone}, StateEnded)})
 	})
 }
@@ -308,7 +309,7 @@ func TestConfigOverrides(t *testing.T) {
 		tick(3*minute+20*sec, none, StateApproval),
 		tick(5*minute+20*sec, none, StateIdle),
 	})
-	m := NewMachine(cfg, Options{Runtime: RuntimeCodex, Connecting: true}, t0)
+	m := NewMachine(withRules(cfg), Options{Runtime: RuntimeCodex, Connecting: true}, t0)
 	run(t, m, []step{tick(5*sec, none, StateIdle)})
 }
 
@@ -339,7 +340,7 @@ func TestDialogInvariant(t *testing.T) {
 	tools := []string{"Bash", "Read", "AskUserQuestion", "WebFetch", "mcp__x__y", ""}
 	notifs := []string{"permission_prompt", "idle_prompt", "elicitation_dialog", ""}
 	for _, density := range []Density{DensityLow, DensityMedium, DensityHigh} {
-		for _, rt := range Runtimes() {
+		for _, rt := range agents.Names() {
 			m := newMachine(rt, Config{Density: density})
 			now := t0
 			seed := uint32(len(rt)) * 2654435761

@@ -1,6 +1,7 @@
-package hookstate
+package hookstate_test
 
 import (
+	. "paddock/internal/hookstate"
 	"testing"
 	"time"
 )
@@ -68,8 +69,8 @@ func TestSampleMean(t *testing.T) {
 	if s.Mean() != 0 || s.Valid() {
 		t.Fatal("empty sample")
 	}
-	s.add(time.Second)
-	s.add(3 * time.Second)
+	s.Add(time.Second)
+	s.Add(3 * time.Second)
 	if s.Mean() != 2*time.Second || !s.Valid() || s.Max != 3*time.Second {
 		t.Fatalf("%+v", s)
 	}

@@ -1,9 +1,10 @@
-package hookstate
+package hookstate_test
 
 import (
 	"bufio"
 	"bytes"
 	"os"
+	. "paddock/internal/hookstate"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -55,7 +56,7 @@ func readRecording(t *testing.T, path string) []recordedLine {
 			if err != nil {
 				t.Fatalf("%s:%d: bad timestamp %q", path, n, parts[0])
 			}
-			r.at = unixTime(sec)
+			r.at = UnixTime(sec)
 			r.name, r.payload = parts[1], []byte(parts[2])
 		}
 		out = append(out, r)
@@ -83,7 +84,7 @@ type replayer struct {
 
 func newReplayer(t *testing.T, runtime string, cfg Config, step time.Duration) *replayer {
 	return &replayer{t: t, runtime: runtime, step: step, now: t0,
-		tracker: NewTracker(cfg), seq: map[session.Key][]State{}}
+		tracker: NewTracker(withRules(cfg)), seq: map[session.Key][]State{}}
 }
 
 func (r *replayer) record(k session.Key) {
@@ -331,7 +332,7 @@ func TestReplayKimi(t *testing.T) {
 // process check that follows: the pending approval ends with the process.
 func TestReplayKimiKilled(t *testing.T) {
 	var before, after []recordedLine
-	kill := unixTime(1795977572) // between the last PermissionRequest and `kimi -c`
+	kill := UnixTime(1795977572) // between the last PermissionRequest and `kimi -c`
 	for _, l := range fixtureLines(t, "kimi-code-2.1.0", "hooks.log") {
 		if !strings.Contains(string(l.payload), "session_07c807cc") {
 			continue

@@ -1,66 +1,51 @@
 package hookstate
 
-// Runtime names, as used in session keys and `paddock hook --runtime`.
-const (
-	RuntimeClaude   = "claude"
-	RuntimeCodex    = "codex"
-	RuntimeOpenCode = "opencode"
-	RuntimeKimi     = "kimi"
-	RuntimeCursor   = "cursor"
-	RuntimePi       = "pi"
+import (
+	"fmt"
+	"maps"
+	"slices"
 )
 
-// Runtimes lists the runtimes Decode understands.
-func Runtimes() []string {
-	return []string{RuntimeClaude, RuntimeCodex, RuntimeOpenCode, RuntimeKimi, RuntimeCursor, RuntimePi}
+// Rules are what the machine needs to know about an agent beyond its
+// events. Each agent's package states its own (internal/agent/<name>).
+type Rules struct {
+	// ConnectingTimesOut: connecting turns into idle after ConnectingIdle,
+	// for agents that may fire nothing until their first prompt (Codex's
+	// TUI sends SessionStart with it).
+	ConnectingTimesOut bool
+	// InferPermissions: the agent shows permission dialogs its hooks may
+	// not announce, so a tool call that stays open past its timeout is
+	// taken for one. An agent with no dialogs of its own would only get
+	// false approvals from the timers.
+	InferPermissions bool
+	// StopIncludesSubagents: the agent fires Stop when a subagent's turn
+	// ends as well (before SubagentStop), so a Stop while a subagent runs
+	// is not the main turn's end.
+	StopIncludesSubagents bool
 }
 
-// runtimeSpec is what the machine needs to know about a runtime beyond its
-// events. This table and decoderFor are the only places that tell runtimes
-// apart.
-type runtimeSpec struct {
-	// connectingTimesOut: seed 000 turns connecting into idle after 30 s for
-	// Claude Code and Codex only (both may fire nothing until the first
-	// prompt: Codex's TUI sends SessionStart with it).
-	connectingTimesOut bool
-	// inferPermissions: the runtime shows permission dialogs the hooks may
-	// not announce. Pi has no dialogs of its own (only the ones an extension
-	// reports directly), so timers would only produce false approvals.
-	inferPermissions bool
-	// stopIncludesSubagents: the runtime fires Stop when a subagent's turn
-	// ends as well (Kimi, recorded: Stop precedes SubagentStop), so a Stop
-	// while a subagent runs is not the main turn's end.
-	stopIncludesSubagents bool
-}
+// DefaultRules are the rules of an agent Config.Rules does not list.
+var DefaultRules = Rules{InferPermissions: true}
 
-func specFor(runtime string) runtimeSpec {
-	switch runtime {
-	case RuntimeClaude, RuntimeCodex:
-		return runtimeSpec{connectingTimesOut: true, inferPermissions: true}
-	case RuntimeKimi:
-		return runtimeSpec{inferPermissions: true, stopIncludesSubagents: true}
-	case RuntimePi:
-		return runtimeSpec{}
+// Decoder turns one agent's hook payload (a JSON object) into an Event.
+// installed is the event name the hook was installed under; the payload's
+// own name wins when both are present. It must never panic: a wrong type
+// or JSON null in a required field is a *FieldError, in an optional one
+// it reads as absent.
+type Decoder func(installed string, f Fields) (Event, error)
+
+// Decoders are the agents' hook decoders, by agent name.
+type Decoders map[string]Decoder
+
+// Names lists the agents d decodes, sorted.
+func (d Decoders) Names() []string { return slices.Sorted(maps.Keys(d)) }
+
+// Decode validates and normalises one raw hook payload of runtime (see
+// Decoder); ErrUnknownRuntime when d has no decoder for it.
+func (d Decoders) Decode(runtime, eventName string, payload []byte) (Event, error) {
+	dec := d[runtime]
+	if dec == nil {
+		return Event{}, fmt.Errorf("%w %q", ErrUnknownRuntime, runtime)
 	}
-	return runtimeSpec{inferPermissions: true}
-}
-
-type decoder func(eventName string, f fields) (Event, error)
-
-func decoderFor(runtime string) decoder {
-	switch runtime {
-	case RuntimeClaude:
-		return decodeClaude
-	case RuntimeCodex:
-		return decodeCodex
-	case RuntimeOpenCode:
-		return decodeOpenCode
-	case RuntimeKimi:
-		return decodeKimi
-	case RuntimeCursor:
-		return decodeCursor
-	case RuntimePi:
-		return decodePi
-	}
-	return nil
+	return decode(dec, runtime, eventName, payload)
 }

@@ -114,7 +114,7 @@ func (t *Tracker) Rekey(from, to session.Key) bool {
 	}
 	delete(t.machines, from)
 	if to.Runtime != m.runtime {
-		m.runtime, m.spec = to.Runtime, specFor(to.Runtime)
+		m.runtime, m.spec = to.Runtime, t.cfg.rules(to.Runtime)
 	}
 	t.machines[to] = m
 	return true

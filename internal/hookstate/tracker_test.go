@@ -1,7 +1,8 @@
-package hookstate
+package hookstate_test
 
 import (
 	"encoding/json"
+	. "paddock/internal/hookstate"
 	"reflect"
 	"slices"
 	"testing"
@@ -10,7 +11,7 @@ import (
 )
 
 func TestTracker(t *testing.T) {
-	tr := NewTracker(Config{})
+	tr := NewTracker(withRules(Config{}))
 	a := session.Key{Runtime: RuntimeClaude, ID: "a"}
 	b := session.Key{Runtime: RuntimeCodex, ID: "b"}
 
@@ -113,7 +114,7 @@ func TestSnapshotRestore(t *testing.T) {
 	if !reflect.DeepEqual(back, snap) {
 		t.Fatalf("JSON round trip:\n%+v\n%+v", back, snap)
 	}
-	r, err := Restore(Config{}, back)
+	r, err := Restore(withRules(Config{}), back)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,11 +131,11 @@ func TestSnapshotRestore(t *testing.T) {
 		t.Fatalf("after expiry: %q", r.Attention())
 	}
 
-	if _, err := Restore(Config{}, Snapshot{State: "busy"}); err == nil {
+	if _, err := Restore(withRules(Config{}), Snapshot{State: "busy"}); err == nil {
 		t.Fatal("unknown state restored")
 	}
 	// An approval snapshot without its dialog still has one.
-	r, _ = Restore(Config{}, Snapshot{Runtime: RuntimeCodex, State: StateApproval, Since: t0})
+	r, _ = Restore(withRules(Config{}), Snapshot{Runtime: RuntimeCodex, State: StateApproval, Since: t0})
 	if _, open := r.Dialog(); !open {
 		t.Fatal("approval without a dialog")
 	}

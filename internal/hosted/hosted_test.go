@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/launch"
 	"paddock/internal/live"
-	"paddock/internal/runtimes"
 	"paddock/internal/session"
 )
 
 func TestCheckRequests(t *testing.T) {
 	dir := t.TempDir()
-	m := &Manager{opts: Options{Recipes: runtimes.Recipes(), LookPath: func(name string) (string, error) {
+	m := &Manager{opts: Options{Recipes: registry.Default().Recipes(), LookPath: func(name string) (string, error) {
 		if name == "claude" || name == "codex" {
 			return "/opt/agents/" + name, nil
 		}
@@ -66,7 +66,7 @@ func TestCheckRequests(t *testing.T) {
 // paddock's choosing, for the CLI that serves its own API (the exact
 // arguments of every runtime are pinned in internal/runtimes).
 func TestCommandLine(t *testing.T) {
-	recipes := runtimes.Recipes()
+	recipes := registry.Default().Recipes()
 	l := Launch{Runtime: "claude", PermissionMode: "default", Model: "sonnet", Effort: "high", Name: "api work"}
 	argv, err := commandLine(recipes["claude"], "/b", recipes["claude"].Resume("s1", "/t.jsonl"), l)
 	if want := "/b --resume s1 --permission-mode default --model sonnet --effort high --name api work"; err != nil || strings.Join(argv, " ") != want {

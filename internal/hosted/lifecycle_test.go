@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/agenttest"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
-	"paddock/internal/runtimes"
 	"paddock/internal/session"
 	"paddock/internal/tmux"
 )
@@ -263,7 +263,7 @@ func TestProbeRealCLIs(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	m := New(Options{Terminals: &tmux.Server{}, Live: live.New(live.Options{}), Recipes: runtimes.Recipes(), LookPath: func(name string) (string, error) {
+	m := New(Options{Terminals: &tmux.Server{}, Live: live.New(live.Options{}), Recipes: registry.Default().Recipes(), LookPath: func(name string) (string, error) {
 		if b, ok := bins[name]; ok {
 			return b, nil
 		}

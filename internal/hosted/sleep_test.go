@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
-	"paddock/internal/runtimes"
 	"paddock/internal/tmux"
 )
 
@@ -120,7 +120,7 @@ func standIn(t *testing.T, script string) (*Manager, *tmux.Server, *live.Service
 	runCtx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
 	go states.Run(runCtx)
-	m := New(Options{Terminals: terms, Live: states, Recipes: runtimes.Recipes(), LookPath: func(string) (string, error) { return agent, nil }})
+	m := New(Options{Terminals: terms, Live: states, Recipes: registry.Default().Recipes(), LookPath: func(string) (string, error) { return agent, nil }})
 	return m, terms, states, dir
 }
 

@@ -1,4 +1,4 @@
-package runtimes
+package registry
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/procscan"
 	"paddock/internal/session"
@@ -127,11 +128,16 @@ func useHome(tb testing.TB, home string) {
 // would otherwise share among the scanners).
 func noProcesses(context.Context) ([]procscan.AgentProcess, error) { return nil, nil }
 
+// scanners are every agent's scanner with Claude's directory at
+// claudeDir and the process list procs, as serve builds them.
+func scanners(claudeDir string, procs func(context.Context) ([]procscan.AgentProcess, error)) []catalog.Scanner {
+	return Default().Scanners(agent.Env{Processes: procs}, map[string]string{"claude-dir": claudeDir})
+}
+
 // newCatalog builds the six scanners over home (as serve does, through
 // New) and a catalog over them, without its watcher.
 func newCatalog(home string, limit int) *catalog.Catalog {
-	set := New(Options{ClaudeDir: paths{home}.claude(), Processes: noProcesses})
-	return catalog.New(catalog.Options{Limit: limit, DisableWatch: true}, set.All...)
+	return catalog.New(catalog.Options{Limit: limit, DisableWatch: true}, scanners(paths{home}.claude(), noProcesses)...)
 }
 
 // checkNewest fails unless every runtime lists exactly its n newest
@@ -203,8 +209,8 @@ func BenchmarkScanAll(b *testing.B) {
 // longer than paddock's one-second reuse, so each walks the process table.
 func benchSweep(b *testing.B, corp *corpus, procs func(context.Context) ([]procscan.AgentProcess, error)) {
 	ctx := context.Background()
-	set := New(Options{ClaudeDir: paths{corp.home}.claude(), Processes: procs})
-	c := catalog.New(catalog.Options{Limit: benchLimit, SweepInterval: time.Hour, ProcessFingerprint: fingerprints(procs, procscan.OpenFiles, 0)}, set.All...)
+	c := catalog.New(catalog.Options{Limit: benchLimit, SweepInterval: time.Hour,
+		ProcessFingerprint: procscan.Fingerprints(procs, procscan.OpenFiles, 0, Default().HoldsHistoryOpen)}, scanners(paths{corp.home}.claude(), procs)...)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- c.Run(runCtx) }()
@@ -303,15 +309,15 @@ func BenchmarkFirstPage50MB(b *testing.B) {
 				b.Run(name, func(b *testing.B) {
 					var msgs []session.Message
 					var total int
-					var set Set // listed: kept across iterations
+					var all []catalog.Scanner // listed: kept across iterations
 					if listed {
-						set = New(Options{ClaudeDir: paths{home}.claude(), Processes: noProcesses})
+						all = scanners(paths{home}.claude(), noProcesses)
 					}
 					for b.Loop() {
 						var c *catalog.Catalog
 						if listed {
 							b.StopTimer()
-							c = catalog.New(catalog.Options{Limit: benchLimit, DisableWatch: true}, set.All...)
+							c = catalog.New(catalog.Options{Limit: benchLimit, DisableWatch: true}, all...)
 							c.Rescan(ctx)
 							b.StartTimer()
 						} else {

@@ -1,4 +1,4 @@
-package runtimes
+package procscan
 
 import (
 	"context"
@@ -8,25 +8,19 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"paddock/internal/procscan"
 )
 
-// heldFiles are the runtimes whose scanners bind a live process to its
-// session by the history files it holds open (Codex's rollout and thread
-// lock, Cursor's store.db): a session resumed inside a running TUI changes
-// nothing else a sweep could see.
-var heldFiles = map[string]bool{"codex": true, "cursor": true}
-
-// fingerprints summarises the agent processes per runtime for
+// Fingerprints summarises the agent processes per runtime for
 // catalog.Options.ProcessFingerprint: everything the scanners bind
 // liveness with (pid and start, command line, working directory,
 // terminal, paddock's environment ids, the processes beneath it, and for
-// heldFiles runtimes the files they hold open). The catalog rescans a
-// runtime whose fingerprint moved.
-func fingerprints(procs func(ctx context.Context) ([]procscan.AgentProcess, error), openFiles func(pid int) ([]string, error), ttl time.Duration) func(ctx context.Context) (map[string]uint64, error) {
+// the runtimes heldFiles names the files they hold open: a session
+// resumed inside a running TUI changes nothing else a sweep could see).
+// The catalog rescans a runtime whose fingerprint moved.
+func Fingerprints(procs func(ctx context.Context) ([]AgentProcess, error), openFiles func(pid int) ([]string, error), ttl time.Duration, heldFiles func(runtime string) bool) func(ctx context.Context) (map[string]uint64, error) {
 	seed := maphash.MakeSeed()
-	// The snapshot it hashes changes at most once per ttl (snapshotTTL), and the
+	// The snapshot it hashes changes at most once per ttl (the shared
+	// snapshot's), and the
 	// catalog sweeps after every burst of file events (several a second
 	// while an agent streams): one answer serves that second, rather than
 	// reading every Codex and Cursor process's open files each time.
@@ -70,7 +64,7 @@ func fingerprints(procs func(ctx context.Context) ([]procscan.AgentProcess, erro
 				field(strconv.Itoa(pid))
 			}
 			h.WriteByte(2)
-			if heldFiles[p.Runtime] {
+			if heldFiles != nil && heldFiles(p.Runtime) {
 				for _, pid := range append([]int{p.PID}, p.Inner...) {
 					files, err := openFiles(pid)
 					if err != nil {

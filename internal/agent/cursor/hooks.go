@@ -1,6 +1,9 @@
-package hookstate
+package cursor
 
-import "strings"
+import (
+	"paddock/internal/hookstate"
+	"strings"
+)
 
 // Cursor hooks (~/.cursor/hooks.json, version 1). No recording exists in
 // ../shared; this follows Cursor's documentation (docs/background/hooks.md
@@ -26,32 +29,32 @@ import "strings"
 // events (beforeTabFileRead, afterTabFileEdit) are not agent turns and need
 // no conversation id.
 
-func decodeCursor(installed string, f fields) (Event, error) {
-	name, fe := eventName(f, "hook_event_name", installed)
+func decodeCursor(installed string, f hookstate.Fields) (hookstate.Event, error) {
+	name, fe := hookstate.EventName(f, "hook_event_name", installed)
 	if fe != nil {
-		return Event{}, fe
+		return hookstate.Event{}, fe
 	}
 	tab := strings.Contains(name, "Tab")
-	sid := f.firstStr("conversation_id", "session_id")
+	sid := f.FirstStr("conversation_id", "session_id")
 	if sid == "" && !tab {
-		if _, fe := requireStr(f, name, "conversation_id"); fe != nil {
-			return Event{}, fe
+		if _, fe := hookstate.RequireStr(f, name, "conversation_id"); fe != nil {
+			return hookstate.Event{}, fe
 		}
 	}
-	ev := Event{
+	ev := hookstate.Event{
 		SessionID:      sid,
 		Name:           name,
-		Kind:           KindActivity,
-		TranscriptPath: f.str("transcript_path"),
-		Model:          f.str("model"),
-		TurnID:         f.str("generation_id"),
-		Cwd:            f.str("cwd"),
-		ToolName:       f.str("tool_name"),
-		ToolUseID:      f.str("tool_use_id"),
-		ToolSummary:    summarize(f["tool_input"]),
-		Prompt:         promptText(f["prompt"]),
-		Message:        clip(f.str("text"), maxText),
-		Reason:         f.firstStr("reason", "status"),
+		Kind:           hookstate.KindActivity,
+		TranscriptPath: f.Str("transcript_path"),
+		Model:          f.Str("model"),
+		TurnID:         f.Str("generation_id"),
+		Cwd:            f.Str("cwd"),
+		ToolName:       f.Str("tool_name"),
+		ToolUseID:      f.Str("tool_use_id"),
+		ToolSummary:    hookstate.Summarize(f["tool_input"]),
+		Prompt:         hookstate.PromptText(f["prompt"]),
+		Message:        hookstate.Clip(f.Str("text"), hookstate.MaxText),
+		Reason:         f.FirstStr("reason", "status"),
 	}
 	if ev.Cwd == "" {
 		if roots, ok := f["workspace_roots"].([]any); ok && len(roots) > 0 {
@@ -60,30 +63,30 @@ func decodeCursor(installed string, f fields) (Event, error) {
 	}
 	switch name {
 	case "sessionStart":
-		ev.Kind = KindSessionStart
+		ev.Kind = hookstate.KindSessionStart
 	case "sessionEnd":
-		ev.Kind = KindSessionEnd
+		ev.Kind = hookstate.KindSessionEnd
 	case "beforeSubmitPrompt":
-		ev.Kind = KindPrompt
+		ev.Kind = hookstate.KindPrompt
 	case "afterAgentThought":
-		ev.Kind = KindBusy
+		ev.Kind = hookstate.KindBusy
 	case "preToolUse":
-		ev.Kind = KindToolStart
+		ev.Kind = hookstate.KindToolStart
 	case "postToolUse", "postToolUseFailure":
-		ev.Kind = KindToolEnd
+		ev.Kind = hookstate.KindToolEnd
 	case "beforeShellExecution", "afterShellExecution":
-		ev.Kind = KindToolStart
+		ev.Kind = hookstate.KindToolStart
 		if name == "afterShellExecution" {
-			ev.Kind = KindToolEnd
+			ev.Kind = hookstate.KindToolEnd
 		}
 		ev.ToolName = "Shell"
-		if s := summarize(map[string]any(f)); s != "" {
+		if s := hookstate.Summarize(map[string]any(f)); s != "" {
 			ev.ToolSummary = s // the command
 		}
 	case "beforeMCPExecution", "afterMCPExecution":
-		ev.Kind = KindToolStart
+		ev.Kind = hookstate.KindToolStart
 		if name == "afterMCPExecution" {
-			ev.Kind = KindToolEnd
+			ev.Kind = hookstate.KindToolEnd
 		}
 		if ev.ToolName == "" {
 			ev.ToolName = "MCP"
@@ -92,24 +95,24 @@ func decodeCursor(installed string, f fields) (Event, error) {
 			ev.ToolName = "mcp:" + ev.ToolName // MCP inference delay, whatever the server calls it
 		}
 	case "afterFileEdit":
-		ev.Kind = KindToolEnd
+		ev.Kind = hookstate.KindToolEnd
 		ev.ToolName = "Edit"
-		ev.ToolSummary = clip(f.str("file_path"), maxSummary)
+		ev.ToolSummary = hookstate.Clip(f.Str("file_path"), hookstate.MaxSummary)
 	case "afterAgentResponse":
-		ev.Kind = KindTurnComplete
+		ev.Kind = hookstate.KindTurnComplete
 	case "stop":
-		ev.Kind = KindStop
-		if f.str("status") == "aborted" {
-			ev.Kind = KindInterrupt
+		ev.Kind = hookstate.KindStop
+		if f.Str("status") == "aborted" {
+			ev.Kind = hookstate.KindInterrupt
 		}
 	case "subagentStart":
-		ev.Kind = KindSubagentStart
+		ev.Kind = hookstate.KindSubagentStart
 	case "subagentStop":
-		ev.Kind = KindSubagentStop
+		ev.Kind = hookstate.KindSubagentStop
 	}
 	if (name == "preToolUse" || name == "postToolUse" || name == "postToolUseFailure") && ev.ToolName == "" {
-		if _, fe := requireStr(f, name, "tool_name"); fe != nil {
-			return Event{}, fe
+		if _, fe := hookstate.RequireStr(f, name, "tool_name"); fe != nil {
+			return hookstate.Event{}, fe
 		}
 	}
 	return ev, nil

@@ -1,4 +1,4 @@
-package runtimes
+package registry
 
 import (
 	"maps"
@@ -16,7 +16,7 @@ const port = 54321
 // argvOf is runtime rt's command line, new (with id when the CLI takes a
 // chosen one) or resuming id.
 func argvOf(t *testing.T, rt string, resume bool, id, transcript string, o launch.Options) []string {
-	rc, ok := Recipes()[rt]
+	rc, ok := Default().Recipes()[rt]
 	if !ok {
 		t.Fatalf("no recipe for %s", rt)
 	}
@@ -92,7 +92,7 @@ type pinnedSpec struct {
 }
 
 func specOf(t *testing.T, rt string) pinnedSpec {
-	rc, ok := Recipes()[rt]
+	rc, ok := Default().Recipes()[rt]
 	if !ok {
 		t.Fatalf("no recipe for %s", rt)
 	}
@@ -116,7 +116,7 @@ func TestRecipeSpecPinned(t *testing.T) {
 		"kimi":   {bins: []string{"kimi"}, help: []string{"--model"}, resumeHelp: []string{"--session"}, screen: true},
 		"cursor": {bins: []string{"cursor-agent"}, help: []string{"--model"}, resumeHelp: []string{"--resume"}},
 	}
-	if got, want := slices.Sorted(maps.Keys(Recipes())), slices.Sorted(maps.Keys(specs)); !slices.Equal(got, want) {
+	if got, want := slices.Sorted(maps.Keys(Default().Recipes())), slices.Sorted(maps.Keys(specs)); !slices.Equal(got, want) {
 		t.Fatalf("registry holds %q, want %q", got, want)
 	}
 	for rt, want := range specs {
@@ -142,7 +142,7 @@ func TestRecipeSpecPinned(t *testing.T) {
 // would reach a CLI that may no longer know it.
 func TestRecipesCheckEveryFlag(t *testing.T) {
 	all := launch.Options{Name: "n", PermissionMode: "m", Model: "x", Effort: "e"}
-	for rt, rc := range Recipes() {
+	for rt, rc := range Default().Recipes() {
 		listed := append(slices.Clone(rc.Help), rc.ResumeHelp...)
 		for _, base := range [][]string{rc.Fresh("id"), rc.Resume("id", "/t")} {
 			for _, a := range rc.Argv("/b", base, port, all)[1:] {

@@ -1,4 +1,6 @@
-package hookstate
+package codex
+
+import "paddock/internal/hookstate"
 
 // Codex 0.169 hooks (~/.codex/hooks.json) send Claude's shape (recorded in
 // ../shared/fixtures/real/codex-0.169.0/hooks.log): session_id (the thread
@@ -15,40 +17,40 @@ package hookstate
 // title-generation side thread fires it too, with a thread id no hook ever
 // names: the Tracker ignores turn completions of unknown sessions.
 
-func decodeCodex(installed string, f fields) (Event, error) {
-	if _, named := f["hook_event_name"]; !named && (installed == "notify" || f.str("type") != "") {
+func decodeCodex(installed string, f hookstate.Fields) (hookstate.Event, error) {
+	if _, named := f["hook_event_name"]; !named && (installed == "notify" || f.Str("type") != "") {
 		return decodeCodexNotify(f)
 	}
-	return decodeClaudeLike(installed, f, codexKind)
+	return hookstate.DecodeClaudeProtocol(installed, f, codexKind)
 }
 
-func codexKind(name string, f fields) Kind {
+func codexKind(name string, f hookstate.Fields) hookstate.Kind {
 	if name == "Interrupt" {
-		return KindInterrupt
+		return hookstate.KindInterrupt
 	}
-	return claudeKind(name, f)
+	return hookstate.ClaudeProtocolKind(name, f)
 }
 
-func decodeCodexNotify(f fields) (Event, error) {
-	typ, fe := requireStr(f, "notify", "type")
+func decodeCodexNotify(f hookstate.Fields) (hookstate.Event, error) {
+	typ, fe := hookstate.RequireStr(f, "notify", "type")
 	if fe != nil {
-		return Event{}, fe
+		return hookstate.Event{}, fe
 	}
-	sid, fe := requireStr(f, typ, "thread-id")
+	sid, fe := hookstate.RequireStr(f, typ, "thread-id")
 	if fe != nil {
-		return Event{}, fe
+		return hookstate.Event{}, fe
 	}
-	ev := Event{
+	ev := hookstate.Event{
 		SessionID: sid,
 		Name:      typ,
-		Kind:      KindActivity,
-		Cwd:       f.str("cwd"),
-		TurnID:    f.str("turn-id"),
-		Message:   clip(f.str("last-assistant-message"), maxText),
-		Source:    f.str("client"),
+		Kind:      hookstate.KindActivity,
+		Cwd:       f.Str("cwd"),
+		TurnID:    f.Str("turn-id"),
+		Message:   hookstate.Clip(f.Str("last-assistant-message"), hookstate.MaxText),
+		Source:    f.Str("client"),
 	}
 	if typ == "agent-turn-complete" {
-		ev.Kind = KindTurnComplete
+		ev.Kind = hookstate.KindTurnComplete
 	}
 	return ev, nil
 }

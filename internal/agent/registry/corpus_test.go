@@ -1,4 +1,4 @@
-package runtimes
+package registry
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ const (
 
 // testdataDir is the repository's testdata/ (go test runs in the package
 // directory).
-var testdataDir = filepath.Join("..", "..", "testdata")
+var testdataDir = filepath.Join("..", "..", "..", "testdata")
 
 // corpusProjects is how many working directories the sessions of each
 // runtime are spread over (the same 50 for all runtimes, as on a machine

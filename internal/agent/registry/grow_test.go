@@ -1,4 +1,4 @@
-package runtimes
+package registry
 
 import (
 	"bytes"

@@ -1,4 +1,6 @@
-package hookstate
+package kimi
+
+import "paddock/internal/hookstate"
 
 // Kimi Code 2.1 `[[hooks]]` payloads (recorded in
 // ../shared/fixtures/real/kimi-code-2.1.0/hooks.log): Claude's field names
@@ -13,42 +15,42 @@ package hookstate
 //     tool_call_id and agent_id ("main" or "agent-N"); they are
 //     notifications, the hook cannot answer.
 //   - Stop also ends a subagent's turn (before SubagentStop), see
-//     runtimeSpec.stopIncludesSubagents.
+//     its HookRules.StopIncludesSubagents.
 //   - Interrupt {turn_id, reason:"cancelled"} is Esc during a turn.
 //   - AskUserQuestion fires only Pre/PostToolUse, no PermissionRequest: the
 //     question is found by inference (3 s).
 //   - Accepted but not recorded: UserPromptQueued, StopFailure,
 //     SessionHeartbeat, TaskStarted, Pre/PostCompact, Notification.
 
-func decodeKimi(installed string, f fields) (Event, error) {
-	ev, err := decodeClaudeLike(installed, f, kimiKind)
+func decodeKimi(installed string, f hookstate.Fields) (hookstate.Event, error) {
+	ev, err := hookstate.DecodeClaudeProtocol(installed, f, kimiKind)
 	if err != nil {
-		return Event{}, err
+		return hookstate.Event{}, err
 	}
 	if ev.AgentID == "main" {
 		ev.AgentID = "" // the main agent is the session itself
 	}
 	switch ev.Name {
 	case "PermissionRequest", "PermissionResult":
-		ev.RequestID = f.str("id")
-		ev.Reply = f.str("decision")
+		ev.RequestID = f.Str("id")
+		ev.Reply = f.Str("decision")
 		if ev.ToolSummary == "" {
-			ev.ToolSummary = clip(f.str("action"), maxSummary)
+			ev.ToolSummary = hookstate.Clip(f.Str("action"), hookstate.MaxSummary)
 		}
 	case "TurnStarted":
-		ev.Source = f.str("origin_kind")
+		ev.Source = f.Str("origin_kind")
 	}
 	return ev, nil
 }
 
-func kimiKind(name string, f fields) Kind {
+func kimiKind(name string, f hookstate.Fields) hookstate.Kind {
 	switch name {
 	case "Interrupt":
-		return KindInterrupt
+		return hookstate.KindInterrupt
 	case "PermissionResult":
-		return KindReplied
+		return hookstate.KindReplied
 	case "TurnStarted", "UserPromptQueued", "SessionHeartbeat", "TaskStarted":
-		return KindActivity
+		return hookstate.KindActivity
 	}
-	return claudeKind(name, f)
+	return hookstate.ClaudeProtocolKind(name, f)
 }

@@ -1,6 +1,9 @@
-package hookstate
+package pi
 
-import "cmp"
+import (
+	"cmp"
+	"paddock/internal/hookstate"
+)
 
 // Pi 0.73 has no hook config: an extension forwards its lifecycle events.
 // The accepted record is the one recorded in
@@ -26,76 +29,76 @@ import "cmp"
 //
 // Everything else (before_agent_start, message_*, turn_end, model_select,
 // context, agent_settled, …) is activity. Pi shows no permission dialog of
-// its own, so there is no inference for Pi (runtimeSpec).
+// its own, so there is no inference for Pi (its HookRules).
 
-func decodePi(installed string, f fields) (Event, error) {
+func decodePi(installed string, f hookstate.Fields) (hookstate.Event, error) {
 	// Two shapes: paddock's own extension (hookinstall's pi-extension.ts)
 	// sends snake_case facts with Pi's event object under "event"; the
 	// recording extension of the shared fixtures sends camelCase facts with
 	// the event under "payload" and its name in "event".
-	payload := f.obj("payload")
+	payload := f.Obj("payload")
 	if payload == nil {
-		payload = f.obj("event")
+		payload = f.Obj("event")
 	}
-	name := cmp.Or(f.str("event"), f.str("hook_event_name"))
+	name := cmp.Or(f.Str("event"), f.Str("hook_event_name"))
 	if name == "" {
-		name = payload.str("type")
+		name = payload.Str("type")
 	}
 	if name == "" {
-		var fe *FieldError
-		if name, fe = eventName(f, "event", installed); fe != nil {
-			return Event{}, fe
+		var fe *hookstate.FieldError
+		if name, fe = hookstate.EventName(f, "event", installed); fe != nil {
+			return hookstate.Event{}, fe
 		}
 	}
 	sidKey := "session_id"
 	if _, camel := f["sessionId"]; camel {
 		sidKey = "sessionId"
 	}
-	sid, fe := requireStr(f, name, sidKey)
+	sid, fe := hookstate.RequireStr(f, name, sidKey)
 	if fe != nil {
-		return Event{}, fe
+		return hookstate.Event{}, fe
 	}
-	ev := Event{
+	ev := hookstate.Event{
 		SessionID:      sid,
 		Name:           name,
-		Kind:           KindActivity,
-		Time:           unixTime(numOr(f, "ts")),
-		Cwd:            f.str("cwd"),
-		TranscriptPath: cmp.Or(f.str("sessionFile"), f.str("session_file")),
-		ToolName:       cmp.Or(payload.str("toolName"), f.str("tool_name")),
-		ToolUseID:      cmp.Or(payload.str("toolCallId"), f.str("toolCallId"), f.str("tool_call_id")),
-		Source:         payload.str("reason"),
+		Kind:           hookstate.KindActivity,
+		Time:           hookstate.UnixTime(hookstate.NumOr(f, "ts")),
+		Cwd:            f.Str("cwd"),
+		TranscriptPath: cmp.Or(f.Str("sessionFile"), f.Str("session_file")),
+		ToolName:       cmp.Or(payload.Str("toolName"), f.Str("tool_name")),
+		ToolUseID:      cmp.Or(payload.Str("toolCallId"), f.Str("toolCallId"), f.Str("tool_call_id")),
+		Source:         payload.Str("reason"),
 	}
-	if pid := f.int("pid"); pid > 0 {
+	if pid := f.Int("pid"); pid > 0 {
 		ev.Relay.PID = pid
 	}
-	ev.ToolSummary = cmp.Or(summarize(payload["args"]), summarize(payload["input"]), summarize(f["input"]))
+	ev.ToolSummary = cmp.Or(hookstate.Summarize(payload["args"]), hookstate.Summarize(payload["input"]), hookstate.Summarize(f["input"]))
 	switch name {
 	case "session_start":
-		ev.Kind = KindSessionStart
+		ev.Kind = hookstate.KindSessionStart
 	case "input":
-		ev.Kind = KindPrompt
-		ev.Prompt = clip(payload.str("text"), maxText)
+		ev.Kind = hookstate.KindPrompt
+		ev.Prompt = hookstate.Clip(payload.Str("text"), hookstate.MaxText)
 	case "agent_start", "turn_start":
-		ev.Kind = KindBusy
+		ev.Kind = hookstate.KindBusy
 	case "tool_execution_start", "tool_call":
-		ev.Kind = KindToolStart
+		ev.Kind = hookstate.KindToolStart
 	case "tool_execution_end", "tool_result":
-		ev.Kind = KindToolEnd
+		ev.Kind = hookstate.KindToolEnd
 	case "permission_asked":
-		ev.Kind = KindPermission
-		ev.ToolName = cmp.Or(f.str("toolName"), "bash") // the gate guards bash
-		ev.ToolSummary = clip(f.str("command"), maxSummary)
+		ev.Kind = hookstate.KindPermission
+		ev.ToolName = cmp.Or(f.Str("toolName"), "bash") // the gate guards bash
+		ev.ToolSummary = hookstate.Clip(f.Str("command"), hookstate.MaxSummary)
 	case "permission_decided":
-		ev.Kind = KindReplied
-		ev.Reply = f.str("choice")
+		ev.Kind = hookstate.KindReplied
+		ev.Reply = f.Str("choice")
 	case "agent_end":
-		ev.Kind = KindStop
+		ev.Kind = hookstate.KindStop
 	case "session_shutdown":
-		ev.Kind = KindSessionEnd
+		ev.Kind = hookstate.KindSessionEnd
 	}
-	if (ev.Kind == KindToolStart || ev.Kind == KindToolEnd) && ev.ToolName == "" {
-		return Event{}, &FieldError{Event: name, Field: "payload.toolName", Problem: "missing"}
+	if (ev.Kind == hookstate.KindToolStart || ev.Kind == hookstate.KindToolEnd) && ev.ToolName == "" {
+		return hookstate.Event{}, &hookstate.FieldError{Event: name, Field: "payload.toolName", Problem: "missing"}
 	}
 	return ev, nil
 }

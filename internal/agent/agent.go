@@ -1,0 +1,232 @@
+// Package agent says what paddock needs to know about one coding agent,
+// as one value (Agent) that each agent's own package under internal/agent
+// builds: how to read its history, start and resume it, decode its hooks,
+// hold its decisions, install its hooks, read its screen dialogs, and
+// recognise its processes, plus its names and the notes the UI shows.
+//
+// The capability packages (catalog, hookstate, approvals, hookinstall,
+// screendialog, procscan, hosted) hold only mechanisms: they are handed
+// these parts as data, never an agent's package. A Registry is a list of
+// agents; internal/agent/registry is the one list paddock ships, and the
+// only package that imports the agents' packages.
+//
+// This package has no I/O of its own.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+
+	"paddock/internal/catalog"
+	"paddock/internal/hookstate"
+	"paddock/internal/launch"
+	"paddock/internal/procscan"
+	"paddock/internal/session"
+)
+
+// Agent is everything about one coding agent. Zero-valued parts mean the
+// agent does not have them (no screen dialogs recorded, no hooks, ...).
+type Agent struct {
+	// Name is the agent's id: in session keys and URLs (/s/{name}/{id}),
+	// `paddock hook --runtime NAME` and `hooks install --runtime NAME`.
+	// Lower-case letters and digits.
+	Name string
+	// Label is its short display name, on cards and in filters ("Kimi").
+	Label string
+	// Product is the name its maker gives it, for sentences ("Kimi Code").
+	Product string
+
+	// DirFlag, when set, is a serve flag that points paddock at the
+	// agent's own directory (Env.Dir); the flag's default is DefaultDir.
+	DirFlag *DirFlag
+
+	// NewScanner builds the agent's scanner over its own history files.
+	NewScanner func(Env) catalog.Scanner
+	// Launch is how paddock starts and resumes its CLI in a terminal;
+	// zero (no Bins) when paddock cannot host it.
+	Launch launch.Recipe
+	// DecodeHook reads its hook payloads into the state machine's events;
+	// nil when it has no hooks.
+	DecodeHook hookstate.Decoder
+	// HookRules are how its hooks drive the state machine.
+	HookRules hookstate.Rules
+
+	// HoldsHistoryOpen: its scanner binds a live process to its session by
+	// the history files the process holds open, so those files are part of
+	// what says its processes changed.
+	HoldsHistoryOpen bool
+}
+
+// DirFlag is a serve flag naming an agent's directory.
+type DirFlag struct {
+	Name  string // the flag, without dashes ("claude-dir")
+	Usage string
+	// Default is the directory the agent itself would use, from its
+	// environment variable or the home directory.
+	Default func(getenv func(string) string) (string, error)
+}
+
+// Env is what an agent's scanner is built with.
+type Env struct {
+	// Dir is the agent's directory from its DirFlag; "" takes the agent's
+	// own default.
+	Dir string
+	// Processes lists the running agent processes (one snapshot shared by
+	// every agent's scanner); nil: no liveness.
+	Processes func(ctx context.Context) ([]procscan.AgentProcess, error)
+	// HostedSession names the session a paddock-hosted terminal runs,
+	// for agents whose processes hide their arguments; nil: none.
+	HostedSession func(terminalID string) (session.Key, bool)
+	Logger        *slog.Logger
+}
+
+var validName = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
+
+// Registry is a list of agents, in display order. Build it with
+// NewRegistry; it is read-only afterwards and safe for concurrent use.
+type Registry struct {
+	list   []Agent
+	byName map[string]int
+}
+
+// NewRegistry checks the agents (a valid, unique name, a label and a
+// scanner each) and lists them in the order given.
+func NewRegistry(agents ...Agent) (*Registry, error) {
+	r := &Registry{byName: make(map[string]int, len(agents))}
+	for _, a := range agents {
+		if !validName.MatchString(a.Name) {
+			return nil, fmt.Errorf("agent: name %q is not lower-case letters and digits", a.Name)
+		}
+		if _, dup := r.byName[a.Name]; dup {
+			return nil, fmt.Errorf("agent: %q is listed twice", a.Name)
+		}
+		if a.Label == "" || a.Product == "" {
+			return nil, fmt.Errorf("agent: %q has no label or product name", a.Name)
+		}
+		if a.NewScanner == nil {
+			return nil, fmt.Errorf("agent: %q has no scanner", a.Name)
+		}
+		r.byName[a.Name] = len(r.list)
+		r.list = append(r.list, a)
+	}
+	if len(r.list) == 0 {
+		return nil, errors.New("agent: a registry needs an agent")
+	}
+	return r, nil
+}
+
+// MustRegistry is NewRegistry for lists fixed in code, where an error is
+// a programming mistake.
+func MustRegistry(agents ...Agent) *Registry {
+	r, err := NewRegistry(agents...)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// All lists the agents in display order. The slice is the caller's.
+func (r *Registry) All() []Agent { return append([]Agent(nil), r.list...) }
+
+// Get returns the agent called name.
+func (r *Registry) Get(name string) (Agent, bool) {
+	i, ok := r.byName[name]
+	if !ok {
+		return Agent{}, false
+	}
+	return r.list[i], true
+}
+
+// Names lists the agents' names in display order.
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.list))
+	for i, a := range r.list {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// Label is name's short display name; an unknown name is shown as it is.
+func (r *Registry) Label(name string) string {
+	if a, ok := r.Get(name); ok {
+		return a.Label
+	}
+	return name
+}
+
+// Product is name's full name; an unknown name is shown as it is.
+func (r *Registry) Product(name string) string {
+	if a, ok := r.Get(name); ok {
+		return a.Product
+	}
+	return name
+}
+
+// Recipes are the launch recipes of the agents paddock can host, by name.
+func (r *Registry) Recipes() map[string]launch.Recipe {
+	out := make(map[string]launch.Recipe, len(r.list))
+	for _, a := range r.list {
+		if len(a.Launch.Bins) > 0 {
+			out[a.Name] = a.Launch
+		}
+	}
+	return out
+}
+
+// Scanners builds every agent's scanner. dirs holds the DirFlag values by
+// flag name (a missing one takes the agent's default).
+func (r *Registry) Scanners(env Env, dirs map[string]string) []catalog.Scanner {
+	out := make([]catalog.Scanner, 0, len(r.list))
+	for _, a := range r.list {
+		e := env
+		if a.DirFlag != nil {
+			e.Dir = dirs[a.DirFlag.Name]
+		}
+		out = append(out, a.NewScanner(e))
+	}
+	return out
+}
+
+// Decoders are the hook decoders of the agents that have hooks.
+func (r *Registry) Decoders() hookstate.Decoders {
+	out := make(hookstate.Decoders, len(r.list))
+	for _, a := range r.list {
+		if a.DecodeHook != nil {
+			out[a.Name] = a.DecodeHook
+		}
+	}
+	return out
+}
+
+// HookRules are every agent's state-machine rules, by name.
+func (r *Registry) HookRules() map[string]hookstate.Rules {
+	out := make(map[string]hookstate.Rules, len(r.list))
+	for _, a := range r.list {
+		out[a.Name] = a.HookRules
+	}
+	return out
+}
+
+// HoldsHistoryOpen reports whether name's scanner binds processes by the
+// files they hold open.
+func (r *Registry) HoldsHistoryOpen(name string) bool {
+	a, ok := r.Get(name)
+	return ok && a.HoldsHistoryOpen
+}
+
+// Home is $HOME, else the user's home directory, read through getenv:
+// where agents keep their directories by default.
+func Home(getenv func(string) string) (string, error) {
+	if h := getenv("HOME"); h != "" {
+		return h, nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil || h == "" {
+		return "", errors.New("cannot find the home directory; set HOME")
+	}
+	return h, nil
+}

@@ -1,0 +1,27 @@
+package codex
+
+import (
+	"paddock/internal/agent"
+	"paddock/internal/catalog"
+	"paddock/internal/hookstate"
+)
+
+// Agent is Codex CLI as paddock knows it.
+func Agent() agent.Agent {
+	return agent.Agent{
+		Name:    runtimeName,
+		Label:   "Codex",
+		Product: "Codex",
+		NewScanner: func(e agent.Env) catalog.Scanner {
+			o := DefaultOptions()
+			o.Processes, o.Logger = e.Processes, e.Logger
+			return New(o)
+		},
+		DecodeHook: decodeCodex,
+		// Its TUI fires SessionStart with the first prompt, not at
+		// launch; it shows permission dialogs its hooks may not announce.
+		HookRules:        hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
+		Launch:           Launch(),
+		HoldsHistoryOpen: true, // the rollout and thread lock of a session resumed inside a running TUI
+	}
+}

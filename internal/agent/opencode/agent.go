@@ -1,0 +1,24 @@
+package opencode
+
+import (
+	"paddock/internal/agent"
+	"paddock/internal/catalog"
+	"paddock/internal/hookstate"
+)
+
+// Agent is OpenCode as paddock knows it.
+func Agent() agent.Agent {
+	return agent.Agent{
+		Name:    runtimeName,
+		Label:   "OpenCode",
+		Product: "OpenCode",
+		NewScanner: func(e agent.Env) catalog.Scanner {
+			o := DefaultOptions()
+			o.Processes, o.Logger = e.Processes, e.Logger
+			return New(o)
+		},
+		DecodeHook: decodeOpenCode,
+		HookRules:  hookstate.Rules{InferPermissions: true},
+		Launch:     Launch(),
+	}
+}

@@ -1,0 +1,36 @@
+package pi
+
+import (
+	"paddock/internal/agent"
+	"paddock/internal/catalog"
+	"paddock/internal/hookstate"
+)
+
+// Agent is Pi as paddock knows it.
+func Agent() agent.Agent {
+	return agent.Agent{
+		Name:    runtimeName,
+		Label:   "Pi",
+		Product: "Pi",
+		NewScanner: func(e agent.Env) catalog.Scanner {
+			o := Options{Dir: DefaultDir(), Processes: e.Processes, Logger: e.Logger}
+			// Pi's processes hide their arguments: a hosted terminal's
+			// session comes from the live state.
+			if hosted := e.HostedSession; hosted != nil {
+				o.TerminalSession = func(id string) string {
+					if k, ok := hosted(id); ok && k.Runtime == runtimeName {
+						return k.ID
+					}
+					return ""
+				}
+			}
+			return New(o)
+		},
+		DecodeHook: decodePi,
+		// Pi shows no permission dialog of its own (only the ones
+		// paddock's extension reports), so timers would only produce
+		// false approvals: no inference.
+		HookRules: hookstate.Rules{},
+		Launch:    Launch(),
+	}
+}
