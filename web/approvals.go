@@ -11,7 +11,6 @@ import (
 
 	"github.com/labstack/echo/v5"
 
-	"paddock/internal/approvals"
 	"paddock/internal/pending"
 	"paddock/internal/session"
 	"paddock/views"
@@ -64,9 +63,9 @@ type itemJSON struct {
 	Answers     map[string]string  `json:"answers,omitempty"`
 }
 
-func toItemJSON(it pending.Item) itemJSON {
+func (s *Server) toItemJSON(it pending.Item) itemJSON {
 	j := itemJSON{ID: it.ID, Kind: it.Kind, Key: it.Key.String(), URL: sessionURL(it.Key), Tool: it.Tool, Input: it.Input,
-		Suggestions: it.Suggestions, Scope: approvals.Scope(it.Suggestions), Questions: it.Questions, FreeText: it.FreeText,
+		Suggestions: it.Suggestions, Scope: s.opts.Agents.Scope(it.Key.Runtime, it.Suggestions), Questions: it.Questions, FreeText: it.FreeText,
 		Reason: it.Reason, Cwd: it.Cwd, Can: it.Can, Created: it.Created, Expires: it.Expires, Resolution: it.Resolution,
 		ResolvedBy: it.ResolvedBy, ResolvedAt: timePtr(it.ResolvedAt), Message: it.Message, Answers: it.Answers}
 	if j.Can == nil {
@@ -85,7 +84,7 @@ func (s *Server) listItems(c *echo.Context, kinds ...pending.Kind) error {
 	out := []itemJSON{}
 	for _, k := range kinds {
 		for _, it := range s.opts.Approvals.List(pending.Filter{Kind: k, PendingOnly: !all}) {
-			out = append(out, toItemJSON(it))
+			out = append(out, s.toItemJSON(it))
 		}
 	}
 	key := "approvals"
@@ -123,7 +122,7 @@ func (s *Server) apiDecide(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"item": toItemJSON(it)})
+	return c.JSON(http.StatusOK, map[string]any{"item": s.toItemJSON(it)})
 }
 
 // decide records a decision; the errors map to 404, 400 and 409.
@@ -212,7 +211,7 @@ func (s *Server) approvalView(it pending.Item) views.Approval {
 			v.CanDeny = true
 		case pending.VerbAlways:
 			v.CanAlways = true
-			v.AlwaysScope = approvals.Scope(it.Suggestions)
+			v.AlwaysScope = s.opts.Agents.Scope(it.Key.Runtime, it.Suggestions)
 		}
 	}
 	for i, q := range it.Questions {

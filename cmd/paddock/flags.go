@@ -52,7 +52,8 @@ func loadConfigFor(agents *agent.Registry, name string, args []string, stderr io
 	// these names into its name constraints.
 	fs.Var((*hostList)(&cfg.ExtraHosts), "host", "extra host name the dashboard answers to and the certificate covers (repeatable, comma-separated; give it on first start, it becomes part of the CA)")
 	var level string
-	var dirs map[string]*string // the agents' directory flags
+	var dirs map[string]*string         // the agents' directory flags
+	var holds map[string]*time.Duration // and their hold flags
 	if serveOnly {
 		fs.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "plain-HTTP address serving only the CA page and a redirect; empty disables it")
 		fs.StringVar(&cfg.HookAddr, "hook-addr", cfg.HookAddr, "loopback address (127.0.0.1, ::1 or localhost) of the listener for agent hooks; port 0 picks a free one, empty disables it")
@@ -74,9 +75,12 @@ func loadConfigFor(agents *agent.Registry, name string, args []string, stderr io
 		fs.DurationVar(&cfg.SweepInterval, "sweep", cfg.SweepInterval, "periodic rescan interval (also how soon a dead process shows as ended)")
 		fs.DurationVar(&cfg.ProcessCheck, "process-check", cfg.ProcessCheck, "how often live sessions' agent processes are checked (gone → ended) and measured")
 		fs.StringVar(&cfg.Density, "density", cfg.Density, "permission signals: low (PermissionRequest and timers), medium (+ permission notifications), high (+ notifications without a known tool call)")
-		fs.DurationVar(&cfg.CodexHold, "codex-hold", cfg.CodexHold, "how long a Codex permission prompt (and a Cursor shell or MCP approval) waits for the phone before the agent asks in its own terminal (0: never held; at most 10m)")
-		fs.DurationVar(&cfg.PiHold, "pi-hold", cfg.PiHold, "gate Pi's tool calls (bash, edit, write, …) through the phone, each waiting at most this long before Pi goes on (0, the default: off; at most 10m)")
-		fs.DurationVar(&cfg.KimiHold, "kimi-hold", cfg.KimiHold, "hold Kimi Code's tool calls this long each for a deny from the phone (Kimi takes no remote approval: \"let it run\" makes it ask in its terminal; 0, the default: off; at most 10m)")
+		for _, f := range agents.HoldFlags() {
+			if holds == nil {
+				holds = map[string]*time.Duration{}
+			}
+			holds[f.Name] = fs.Duration(f.Name, agents.DefaultHold(f.Name), f.Usage)
+		}
 		fs.DurationVar(&cfg.SleepIdle, "sleep-idle", cfg.SleepIdle, "put hosted sessions idle this long to sleep to free memory (15m to 4h; 0, the default, is off); Resume brings them back")
 		fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	}
@@ -88,6 +92,12 @@ func loadConfigFor(agents *agent.Registry, name string, args []string, stderr io
 	}
 	for name, v := range dirs {
 		cfg.AgentDirs[name] = *v
+	}
+	for name, v := range holds {
+		if *v < 0 || *v > agent.MaxHold {
+			return cfg, fs, fmt.Errorf("--%s is from 0 (off) to %v", name, agent.MaxHold)
+		}
+		cfg.Holds[name] = *v
 	}
 	if level != "" {
 		if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {
@@ -105,15 +115,6 @@ func loadConfigFor(agents *agent.Registry, name string, args []string, stderr io
 	}
 	if cfg.SleepIdle != 0 && (cfg.SleepIdle < 15*time.Minute || cfg.SleepIdle > 4*time.Hour) {
 		return cfg, fs, errors.New("--sleep-idle is 0 (off) or from 15m to 4h")
-	}
-	if cfg.CodexHold < 0 || cfg.CodexHold > 10*time.Minute {
-		return cfg, fs, errors.New("--codex-hold is from 0 (never held) to 10m")
-	}
-	if cfg.KimiHold < 0 || cfg.KimiHold > 10*time.Minute {
-		return cfg, fs, errors.New("--kimi-hold is from 0 (off) to 10m")
-	}
-	if cfg.PiHold < 0 || cfg.PiHold > 10*time.Minute {
-		return cfg, fs, errors.New("--pi-hold is from 0 (off) to 10m")
 	}
 	if cfg.ScanLimit < 1 {
 		return cfg, fs, errors.New("--scan-limit must be at least 1")

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/config"
 	"paddock/internal/hookinstall"
 	"paddock/internal/hookintake"
@@ -44,7 +45,8 @@ func hookStdin() io.Reader {
 // secret or the payload.
 func cmdHook(ctx context.Context, start time.Time, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	debug := getenv("PADDOCK_HOOK_DEBUG") != ""
-	a, err := hookrelay.ParseArgs(args)
+	agents := registry.Default()
+	a, err := hookrelay.ParseArgs(args, agents.Names()[0])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, hookrelay.Usage)
@@ -58,8 +60,8 @@ func cmdHook(ctx context.Context, start time.Time, args []string, stdin io.Reade
 	} else if abs, err := filepath.Abs(a.DataDir); err == nil {
 		a.DataDir = abs
 	}
-	res := hookrelay.Run(ctx, hookrelay.Options{Args: a, Stdin: stdin, Getenv: getenv, Start: start, AcceptDecision: true})
-	if len(res.Output) > 0 && hookrelay.MayDecide(a.Runtime, a.Event) {
+	res := hookrelay.Run(ctx, hookrelay.Options{Args: a, Stdin: stdin, Getenv: getenv, Start: start, MayDecide: agents.MayDecide, AcceptDecision: true})
+	if len(res.Output) > 0 && agents.MayDecide(a.Runtime, a.Event) {
 		_, _ = stdout.Write(res.Output)
 	}
 	if debug {

@@ -143,12 +143,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err := items.Restore(ctx); err != nil {
 		log.Warn("prompts left by the last run not marked expired", "error", err)
 	}
-	codexHold := cfg.CodexHold
-	if codexHold == 0 {
-		codexHold = approvals.NoCodexHold
-	}
 	decider := approvals.New(approvals.Options{Broker: items, Logger: log.With("component", "approvals"),
-		CodexHold: codexHold, PiHold: cfg.PiHold, KimiHold: cfg.KimiHold, Watching: recentlyActive(a.store)})
+		Policies: agents.Policies(), Holds: agents.Holds(cfg.Holds), Watching: recentlyActive(a.store)})
 	hooks, err := openHookListener(cfg, agents.Decoders(), states, decider, log.With("component", "hooks"))
 	if err != nil {
 		return err

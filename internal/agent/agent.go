@@ -15,12 +15,16 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"regexp"
+	"slices"
+	"time"
 
+	"paddock/internal/approvals"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
 	"paddock/internal/launch"
@@ -55,6 +59,16 @@ type Agent struct {
 	// HookRules are how its hooks drive the state machine.
 	HookRules hookstate.Rules
 
+	// Decisions are how it takes decisions from the phone: the hook events
+	// that may carry one, how long they are held, what may be answered
+	// and how. Zero: it takes none.
+	Decisions approvals.Policy
+	// HoldFlag, when set, is the serve flag that sets how long its
+	// decisions are held (0: never), overriding Decisions.Hold. Agents
+	// may share a flag by naming the same one; the first one listed gives
+	// its usage.
+	HoldFlag *HoldFlag
+
 	// HoldsHistoryOpen: its scanner binds a live process to its session by
 	// the history files the process holds open, so those files are part of
 	// what says its processes changed.
@@ -69,6 +83,17 @@ type DirFlag struct {
 	// environment variable or the home directory.
 	Default func(getenv func(string) string) (string, error)
 }
+
+// HoldFlag is a serve flag setting how long an agent's decisions wait for
+// the phone.
+type HoldFlag struct {
+	Name  string // without dashes ("codex-hold")
+	Usage string
+}
+
+// MaxHold bounds every hold flag: no agent's hook waits longer than
+// paddock's hooks are installed to (Claude Code's 600 s timeout).
+const MaxHold = 10 * time.Minute
 
 // Env is what an agent's scanner is built with.
 type Env struct {
@@ -207,6 +232,72 @@ func (r *Registry) HookRules() map[string]hookstate.Rules {
 	out := make(map[string]hookstate.Rules, len(r.list))
 	for _, a := range r.list {
 		out[a.Name] = a.HookRules
+	}
+	return out
+}
+
+// Policies are every agent's decision policy, by name.
+func (r *Registry) Policies() map[string]approvals.Policy {
+	out := make(map[string]approvals.Policy, len(r.list))
+	for _, a := range r.list {
+		out[a.Name] = a.Decisions
+	}
+	return out
+}
+
+// MayDecide says whether name's agent takes the answer to its hook event
+// as a decision: the only case `paddock hook` may print.
+func (r *Registry) MayDecide(name, event string) bool {
+	a, ok := r.Get(name)
+	return ok && slices.Contains(a.Decisions.Events, event)
+}
+
+// Scope spells out what "always" grants for an item of name's agent with
+// these suggestions; "" when its policy cannot say.
+func (r *Registry) Scope(name string, suggestions json.RawMessage) string {
+	a, ok := r.Get(name)
+	if !ok || a.Decisions.Scope == nil {
+		return ""
+	}
+	return a.Decisions.Scope(suggestions)
+}
+
+// HoldFlags are the distinct hold flags, in the order the agents list
+// them, with the usage of the first agent naming each.
+func (r *Registry) HoldFlags() []HoldFlag {
+	var out []HoldFlag
+	seen := map[string]bool{}
+	for _, a := range r.list {
+		if f := a.HoldFlag; f != nil && !seen[f.Name] {
+			seen[f.Name] = true
+			out = append(out, *f)
+		}
+	}
+	return out
+}
+
+// DefaultHold is the hold of the first agent naming flag: the flag's
+// default.
+func (r *Registry) DefaultHold(flag string) time.Duration {
+	for _, a := range r.list {
+		if a.HoldFlag != nil && a.HoldFlag.Name == flag {
+			return a.Decisions.Hold
+		}
+	}
+	return 0
+}
+
+// Holds maps hold flag values (by flag name) to the agents that take
+// them, for approvals.Options.Holds. A flag not in flags leaves its
+// agents at their default hold.
+func (r *Registry) Holds(flags map[string]time.Duration) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, a := range r.list {
+		if f := a.HoldFlag; f != nil {
+			if d, ok := flags[f.Name]; ok {
+				out[a.Name] = d
+			}
+		}
 	}
 	return out
 }

@@ -1,16 +1,16 @@
-// Package approvals turns the agents' decision hooks into items the phone
-// answers (internal/pending) and the answers back into each agent's
-// decision format. It is the hook listener's Decider and so sees every hook
-// event: a prompt the user answered at the desk is released at once.
+// Package approvals holds the agents' decision hooks for the phone: it
+// turns a hook event that may carry a decision into an item the phone
+// answers (internal/pending), waits for the answer, and writes it back in
+// the agent's own format. It is the hook listener's Decider and so sees
+// every hook event: a prompt the user answered at the desk is released at
+// once.
 //
-// What each agent takes is spelled out per runtime below, from the
-// recorded payloads (../shared/docs/real-clients.md): Claude Code's
-// PermissionRequest takes allow (with the suggested permanent rules for
-// "always"), deny with a message, and for AskUserQuestion an allow whose
-// updatedInput carries the answers; Codex's takes allow or deny with a
-// message and nothing else. Anything paddock does not decide is answered
-// with no decision at once, and so is every item whose hold ends: the
-// agent's own prompt then takes over. paddock never denies by silence.
+// What each agent takes — which events, how long they are held, what the
+// phone may answer, how an answer is encoded — is that agent's Policy, in
+// its own package. This package is the mechanism: hold, release, answer
+// exactly once. Anything paddock does not decide is answered with no
+// decision at once, and so is every item whose hold ends: the agent's own
+// prompt then takes over. paddock never denies by silence.
 package approvals
 
 import (
@@ -39,49 +39,26 @@ type Broker interface {
 // Options configure a Service. Zero values take the defaults noted.
 type Options struct {
 	Broker Broker
+	// Policies are the agents' decision policies, by agent name; an agent
+	// without one is never held.
+	Policies map[string]Policy
+	// Holds overrides Policy.Hold by agent name (a serve flag); 0 or less
+	// never holds that agent's prompts.
+	Holds  map[string]time.Duration
 	Logger *slog.Logger
-	// ClaudeHold bounds how long a Claude prompt waits for the phone: below
-	// the 600 s timeout `paddock hooks install` gives the hook, so the hold
-	// always ends first (default 570 s). Claude shows its own dialog
-	// meanwhile, so a long hold costs nothing.
-	ClaudeHold time.Duration
-	// CodexHold bounds a Codex prompt: Codex shows its own prompt only
-	// once the hook returned (and so does Cursor's shell and MCP approval,
-	// held as long). 0 takes the default (120 s); NoCodexHold never holds
-	// one.
-	CodexHold time.Duration
-	// PiHold gates Pi's tool calls through the phone (its extension waits
-	// for paddock before a tool runs): 0, the default, never holds one —
-	// Pi itself asks nothing before running a tool, and holding every
-	// call would stop it when nobody answers. Read-only tools are never
-	// held.
-	PiHold time.Duration
-	// KimiHold holds Kimi Code's tool calls (its PreToolUse hook, awaited
-	// before its own prompt) for a deny from the phone; 0, the default,
-	// never holds one. Kimi takes no approval from outside: "allow" lets it
-	// ask in its terminal.
-	KimiHold time.Duration
 	// Watching reports whether someone may answer on the phone (a paired
-	// device seen lately). Codex and Pi are held only then, since they
-	// wait for the hold; nil: always.
+	// device seen lately). Agents that wait for the hold (every Policy
+	// without Unwatched) are held only then; nil: always.
 	Watching func() bool
 	Now      func() time.Time
 }
-
-const (
-	defaultClaudeHold = 570 * time.Second
-	defaultCodexHold  = 120 * time.Second
-	// NoCodexHold (as Options.CodexHold) answers every Codex prompt with
-	// no decision at once.
-	NoCodexHold = time.Duration(-1)
-)
 
 // Service is the hook listener's Decider.
 type Service struct {
 	o   Options
 	log *slog.Logger
-	// jobs are requests answered through an agent's own server (OpenCode):
-	// Run's goroutines watch them.
+	// jobs are requests answered through an agent's own server (Policy.
+	// Observe): Run's goroutines watch them.
 	jobs chan func(context.Context)
 	// stopping: paddock is shutting down; held hooks let go without
 	// resolving their items (the next start marks them expired).
@@ -116,12 +93,6 @@ func New(o Options) *Service {
 	if o.Broker == nil {
 		panic("approvals: a Broker is required")
 	}
-	if o.ClaudeHold <= 0 {
-		o.ClaudeHold = defaultClaudeHold
-	}
-	if o.CodexHold == 0 {
-		o.CodexHold = defaultCodexHold
-	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -132,52 +103,43 @@ func New(o Options) *Service {
 	return &Service{o: o, log: log, jobs: make(chan func(context.Context), maxJobs)}
 }
 
+// host is what an agent's Observe may use.
+func (s *Service) host() Host {
+	return Host{Broker: s.o.Broker, Log: s.log, Now: s.o.Now, jobs: s.jobs}
+}
+
 // Hold opens an item for a decision event paddock answers from the phone
 // and returns the wait for its answer (hookintake.Decider).
 func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) (time.Time, func(context.Context) []byte, bool) {
-	if ev.Runtime == hookstate.RuntimeOpenCode {
-		s.openCode(ctx, ev, payload)
+	p, ok := s.o.Policies[ev.Runtime]
+	if ok && p.Observe != nil {
+		p.Observe(ctx, ev, payload, s.host())
 		return time.Time{}, nil, false
 	}
-	rt, ok := runtimes[ev.Runtime]
-	if !ok || !slices.Contains(rt.events, ev.Name) || ev.SessionID == "" {
+	if !ok || !slices.Contains(p.Events, ev.Name) || ev.SessionID == "" {
 		s.desk(ctx, ev, payload)
 		return time.Time{}, nil, false
 	}
-	req, err := parseRequest(payload)
+	req, err := ParseRequest(payload)
 	if err != nil {
 		s.log.Warn("decision hook not held: its payload is not the recorded shape", "runtime", ev.Runtime, "error", err)
 		return time.Time{}, nil, false
 	}
 	req.Event = ev.Name
-	hold := s.o.ClaudeHold
-	if ev.Runtime == hookstate.RuntimeClaude && ev.Name == "PreToolUse" {
-		// Only a question Claude will not ask through PermissionRequest
-		// (auto and the other no-prompt modes), and only while someone
-		// may answer on the phone: else Claude's own question at once.
-		if req.Tool != toolQuestion || !questionsSkipPermissionRequest[ev.PermissionMode] ||
-			s.o.Watching != nil && !s.o.Watching() {
-			s.desk(ctx, ev, payload)
-			return time.Time{}, nil, false
-		}
+	watching := s.o.Watching == nil || s.o.Watching()
+	if p.Held != nil && !p.Held(ev, req, watching) {
+		s.desk(ctx, ev, payload)
+		return time.Time{}, nil, false
 	}
-	switch ev.Runtime {
-	case hookstate.RuntimeCodex, hookstate.RuntimeCursor:
-		hold = s.o.CodexHold
-	case hookstate.RuntimePi, hookstate.RuntimeKimi:
-		hold = s.o.PiHold
-		if ev.Runtime == hookstate.RuntimeKimi {
-			hold = s.o.KimiHold
-		}
-		if readOnlyTools[req.Tool] {
-			return time.Time{}, nil, false
-		}
+	hold := p.Hold
+	if h, set := s.o.Holds[ev.Runtime]; set {
+		hold = h
 	}
-	if ev.Runtime != hookstate.RuntimeClaude && (hold <= 0 || s.o.Watching != nil && !s.o.Watching()) {
+	if hold <= 0 || !p.Unwatched && !watching {
 		return time.Time{}, nil, false // off, or nobody to answer: the agent goes on at once
 	}
 	now := s.o.Now()
-	it := rt.item(ev, req)
+	it := p.Item(ev, req)
 	it.Key, it.Cwd, it.Created, it.Expires = ev.Key(), ev.Cwd, now, now.Add(hold)
 	it, outcome, err := s.o.Broker.Open(ctx, it)
 	if err != nil {
@@ -191,7 +153,7 @@ func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) 
 			if !ok {
 				return nil
 			}
-			body := rt.encode(req, out)
+			body := p.Encode(req, out)
 			s.log.Info("decision answered", "item", it.ID, "resolution", out.Item.Resolution, "by", out.Item.ResolvedBy, "decided", body != nil)
 			return body
 		case <-ctx.Done():
@@ -214,7 +176,7 @@ func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) 
 			select {
 			case out, ok := <-outcome:
 				if ok {
-					return rt.encode(req, out)
+					return p.Encode(req, out)
 				}
 			case <-time.After(time.Second):
 			}
@@ -242,7 +204,7 @@ func (s *Service) desk(ctx context.Context, ev hookstate.Event, payload []byte) 
 		if len(waiting) == 0 {
 			return
 		}
-		r, err := parseRequest(payload)
+		r, err := ParseRequest(payload)
 		if err != nil {
 			return
 		}
@@ -276,19 +238,10 @@ func sameJSON(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// questionsSkipPermissionRequest are Claude Code's permission modes in
-// which AskUserQuestion fires no PermissionRequest (verified for auto on
-// 2.1.328): paddock answers the question at PreToolUse instead.
-var questionsSkipPermissionRequest = map[string]bool{"auto": true, "dontAsk": true, "bypassPermissions": true}
-
-// readOnlyTools are Pi's and Kimi's tools that change nothing: never held.
-var readOnlyTools = map[string]bool{"read": true, "grep": true, "find": true, "ls": true,
-	"ReadFile": true, "Glob": true, "Grep": true, "SearchWeb": true, "FetchURL": true, "ReadMediaFile": true}
-
-// request is what a decision hook's payload says, as far as paddock
-// answers it. Claude and Codex send tool_input and tool_use_id; paddock's
-// Pi extension sends input and tool_call_id.
-type request struct {
+// Request is what a decision hook's payload says, as far as paddock
+// answers it. Claude Code and Codex send tool_input and tool_use_id;
+// paddock's Pi extension sends input and tool_call_id.
+type Request struct {
 	Tool        string          `json:"tool_name"`
 	ToolUseID   string          `json:"tool_use_id"`
 	Input       json.RawMessage `json:"tool_input"`
@@ -300,22 +253,9 @@ type request struct {
 	URL         string          `json:"url"`     // Cursor's beforeMCPExecution: the MCP server
 }
 
-// input is the part of a tool input paddock reads.
-type input struct {
-	Description string `json:"description"`
-	Questions   []struct {
-		Question    string `json:"question"`
-		Header      string `json:"header"`
-		MultiSelect bool   `json:"multiSelect"`
-		Options     []struct {
-			Label       string `json:"label"`
-			Description string `json:"description"`
-		} `json:"options"`
-	} `json:"questions"`
-}
-
-func parseRequest(payload []byte) (request, error) {
-	var r request
+// ParseRequest reads a decision hook's payload.
+func ParseRequest(payload []byte) (Request, error) {
+	var r Request
 	if err := json.Unmarshal(payload, &r); err != nil {
 		return r, err
 	}

@@ -1,4 +1,4 @@
-package approvals
+package approvals_test
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
+	. "paddock/internal/approvals"
 	"paddock/internal/hookstate"
 	"paddock/internal/pending"
 )
@@ -49,7 +50,7 @@ func hold(t *testing.T, runtime string, payload []byte, d *pending.Decision, res
 	t.Helper()
 	ctx := t.Context()
 	b := pending.New(pending.Options{})
-	s := New(Options{Broker: b})
+	s := newService(Options{Broker: b})
 	ev, err := decode(runtime, "PermissionRequest", payload)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestClaudeApprovalEncodings(t *testing.T) {
 		{"allow", &pending.Decision{Verb: pending.VerbAllow, By: "device:1"}, "", "allow", "", false},
 		{"always: the recorded suggestions back", &pending.Decision{Verb: pending.VerbAlways, By: "device:1"}, "", "allow", "", true},
 		{"deny with the user's words", &pending.Decision{Verb: pending.VerbDeny, Message: "not now", By: "device:1"}, "", "deny", "not now", false},
-		{"deny without words", &pending.Decision{Verb: pending.VerbDeny, By: "device:1"}, "", "deny", denyMessage, false},
+		{"deny without words", &pending.Decision{Verb: pending.VerbDeny, By: "device:1"}, "", "deny", DenyMessage, false},
 		{"desk: no decision", nil, pending.Desk, "", "", false},
 		{"expired: no decision, never a deny", nil, pending.Expired, "", "", false},
 	} {
@@ -130,12 +131,12 @@ func TestClaudeApprovalEncodings(t *testing.T) {
 			if o.Behavior != tc.behavior || o.Message != tc.message || len(o.UpdatedInput) != 0 {
 				t.Fatalf("decision %+v", o)
 			}
-			if tc.withPerms != (len(o.UpdatedPermissions) > 0) || tc.withPerms && !sameJSON(o.UpdatedPermissions, in.Suggestions) {
+			if tc.withPerms != (len(o.UpdatedPermissions) > 0) || tc.withPerms && !SameJSON(o.UpdatedPermissions, in.Suggestions) {
 				t.Fatalf("updatedPermissions %s, want %v (the suggestions %s)", o.UpdatedPermissions, tc.withPerms, in.Suggestions)
 			}
 		})
 	}
-	if got := Scope(in.Suggestions); !strings.Contains(got, "allow access to /tmp/paddock-fixtures-home/proj for this session") {
+	if got := registry.Default().Scope("claude", in.Suggestions); !strings.Contains(got, "allow access to /tmp/paddock-fixtures-home/proj for this session") {
 		t.Errorf("scope %q", got)
 	}
 }
@@ -186,9 +187,9 @@ func TestCodexNotHeldWhenNobodyWatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []Options{{Watching: func() bool { return false }}, {CodexHold: NoCodexHold}} {
+	for _, o := range []Options{{Watching: func() bool { return false }}, {Holds: map[string]time.Duration{"codex": 0}}} {
 		o.Broker = pending.New(pending.Options{})
-		if _, _, ok := New(o).Hold(t.Context(), ev, p); ok {
+		if _, _, ok := newService(o).Hold(t.Context(), ev, p); ok {
 			t.Fatalf("held with %+v", o)
 		}
 	}
@@ -200,7 +201,7 @@ func TestCodexNotHeldWhenNobodyWatches(t *testing.T) {
 func TestDeskReleases(t *testing.T) {
 	ctx := context.Background()
 	bash := recorded(t, "claude-2.1.328", "PermissionRequest")[0]
-	var req request
+	var req Request
 	_ = json.Unmarshal(bash, &req)
 	ev, _ := decode("claude", "PermissionRequest", bash)
 	post := func(tool string, input json.RawMessage) (hookstate.Event, []byte) {
@@ -229,7 +230,7 @@ func TestDeskReleases(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := pending.New(pending.Options{})
-			s := New(Options{Broker: b})
+			s := newService(Options{Broker: b})
 			_, wait, ok := s.Hold(ctx, ev, bash)
 			if !ok {
 				t.Fatal("not held")
@@ -268,11 +269,11 @@ func TestPiGate(t *testing.T) {
 	}
 	ctx := t.Context()
 	bash, ev := call("bash", `{"command":"rm -rf build"}`)
-	if _, _, ok := New(Options{Broker: pending.New(pending.Options{})}).Hold(ctx, ev, bash); ok {
+	if _, _, ok := newService(Options{Broker: pending.New(pending.Options{})}).Hold(ctx, ev, bash); ok {
 		t.Fatal("held without PiHold")
 	}
 	b := pending.New(pending.Options{})
-	s := New(Options{Broker: b, PiHold: time.Minute})
+	s := newService(Options{Broker: b, Holds: map[string]time.Duration{"pi": time.Minute}})
 	read, rev := call("read", `{"path":"/p/x"}`)
 	if _, _, ok := s.Hold(ctx, rev, read); ok {
 		t.Fatal("a read-only tool held")
@@ -285,7 +286,7 @@ func TestPiGate(t *testing.T) {
 			t.Fatal("bash not held")
 		}
 		its := b.List(pending.Filter{PendingOnly: true})
-		if len(its) != 1 || its[0].Tool != "bash" || its[0].ToolUseID != "call_1" || !sameJSON(its[0].Input, json.RawMessage(`{"command":"rm -rf build"}`)) {
+		if len(its) != 1 || its[0].Tool != "bash" || its[0].ToolUseID != "call_1" || !SameJSON(its[0].Input, json.RawMessage(`{"command":"rm -rf build"}`)) {
 			t.Fatalf("items %+v", its)
 		}
 		if _, err := b.Decide(ctx, its[0].ID, pending.Decision{Verb: tc.verb, Message: "use make", By: "device:1"}); err != nil {
@@ -319,7 +320,7 @@ func TestCursorEncodings(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := pending.New(pending.Options{})
-			s := New(Options{Broker: b})
+			s := newService(Options{Broker: b})
 			ev, err := decode("cursor", tc.event, tc.payload)
 			if err != nil {
 				t.Fatal(err)
@@ -356,7 +357,7 @@ func TestKimiDenyOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := New(Options{Broker: pending.New(pending.Options{})}).Hold(t.Context(), ev, p); ok {
+	if _, _, ok := newService(Options{Broker: pending.New(pending.Options{})}).Hold(t.Context(), ev, p); ok {
 		t.Fatal("held without KimiHold")
 	}
 	for verb, want := range map[string]string{
@@ -364,7 +365,7 @@ func TestKimiDenyOnly(t *testing.T) {
 		pending.VerbAllow: "",
 	} {
 		b := pending.New(pending.Options{})
-		_, wait, ok := New(Options{Broker: b, KimiHold: time.Minute}).Hold(t.Context(), ev, p)
+		_, wait, ok := newService(Options{Broker: b, Holds: map[string]time.Duration{"kimi": time.Minute}}).Hold(t.Context(), ev, p)
 		if !ok {
 			t.Fatal("not held")
 		}
@@ -403,15 +404,15 @@ func TestClaudeQuestionAtPreToolUse(t *testing.T) {
 		return b, ev
 	}
 	def, dev := decode("default")
-	if _, _, ok := New(Options{Broker: pending.New(pending.Options{})}).Hold(t.Context(), dev, def); ok {
+	if _, _, ok := newService(Options{Broker: pending.New(pending.Options{})}).Hold(t.Context(), dev, def); ok {
 		t.Fatal("held in default mode (a PermissionRequest follows there)")
 	}
 	auto, aev := decode("auto")
-	if _, _, ok := New(Options{Broker: pending.New(pending.Options{}), Watching: func() bool { return false }}).Hold(t.Context(), aev, auto); ok {
+	if _, _, ok := newService(Options{Broker: pending.New(pending.Options{}), Watching: func() bool { return false }}).Hold(t.Context(), aev, auto); ok {
 		t.Fatal("held with nobody watching")
 	}
 	b := pending.New(pending.Options{})
-	_, wait, ok := New(Options{Broker: b}).Hold(t.Context(), aev, auto)
+	_, wait, ok := newService(Options{Broker: b}).Hold(t.Context(), aev, auto)
 	if !ok {
 		t.Fatal("not held in auto mode")
 	}
@@ -452,3 +453,10 @@ func TestClaudePlanCard(t *testing.T) {
 
 // decode reads a payload with the shipped agents' decoders.
 var decode = registry.Default().Decoders().Decode
+
+// newService is a Service with the shipped agents' policies, as serve
+// builds it.
+func newService(o Options) *Service {
+	o.Policies = registry.Default().Policies()
+	return New(o)
+}

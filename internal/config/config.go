@@ -36,15 +36,10 @@ type Config struct {
 	// SleepIdle closes hosted sessions idle this long (0: off, the
 	// default; else 15 min to 4 h).
 	SleepIdle time.Duration
-	// CodexHold bounds how long a Codex permission prompt waits for the
-	// phone before Codex shows its own (0: Codex prompts are never held).
-	CodexHold time.Duration
-	// PiHold gates Pi's tool calls through the phone for at most this long
-	// each (0, the default: Pi runs its tools as it always does).
-	PiHold time.Duration
-	// KimiHold holds Kimi Code's tool calls for a deny from the phone for
-	// at most this long each (0, the default: off).
-	KimiHold time.Duration
+	// Holds are how long the agents' decisions wait for the phone, by
+	// their hold flag's name (agent.HoldFlag; 0: never held). A flag not
+	// given leaves its agents at their own default.
+	Holds map[string]time.Duration
 }
 
 // Default returns the embedded defaults, with paths resolved from the
@@ -65,7 +60,7 @@ func Default(getenv func(string) string) (Config, error) {
 		PairingTTL:    10 * time.Minute,
 		LogLevel:      slog.LevelInfo,
 		ProcessCheck:  15 * time.Second,
-		CodexHold:     120 * time.Second,
+		Holds:         map[string]time.Duration{},
 		Density:       "medium",
 	}, nil
 }

@@ -11,7 +11,8 @@
 // command exits 0 with no output: the agent goes on as if paddock were not
 // there. It prints nothing at all for now; the hook of an event whose
 // stdout the agent would feed to the model (SessionStart,
-// UserPromptSubmit) never prints, whatever the server answers (MayDecide).
+// UserPromptSubmit) never prints, whatever the server answers
+// (Options.MayDecide).
 // It never logs or prints the secret or the payload, and it stays cheap:
 // it reads two small files from the data dir and opens no database, no
 // certificate and no logger.
@@ -62,7 +63,7 @@ const maxOutput = 64 << 10
 // The payload is read from stdin unless it is given as the last argument
 // (Codex notify appends it there).
 type Args struct {
-	Runtime string // default "claude"
+	Runtime string // default: ParseArgs's defaultRuntime
 	DataDir string // "" means the default data dir
 	Event   string // the event the hook was installed for; the payload's own name wins
 	Payload []byte // non-nil when given on the command line
@@ -77,20 +78,21 @@ type Args struct {
 const AsyncTimeout = 3 * time.Second
 
 // DecisionTimeout is the budget, up to the listener's headers, of an event
-// paddock may hold for the phone (MayDecide, with AcceptDecision): opening
+// paddock may hold for the phone (Options.MayDecide, with AcceptDecision): opening
 // its item includes a database write, which a loaded machine can take
 // past 100 ms — and a relay giving up then would drop a prompt the phone
 // was about to show. Paddock down still fails at once (connection
 // refused); only a paddock that hangs costs this long.
 const DecisionTimeout = 2 * time.Second
 
-// ParseArgs reads the relay's arguments. It never writes anything: an
-// agent runs this, and a usage message would land in its transcript.
-func ParseArgs(args []string) (Args, error) {
+// ParseArgs reads the relay's arguments; --runtime defaults to
+// defaultRuntime. It never writes anything: an agent runs this, and a
+// usage message would land in its transcript.
+func ParseArgs(args []string, defaultRuntime string) (Args, error) {
 	a := Args{}
 	fs := flag.NewFlagSet("paddock hook", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&a.Runtime, "runtime", hookstate.RuntimeClaude, "")
+	fs.StringVar(&a.Runtime, "runtime", defaultRuntime, "")
 	fs.StringVar(&a.DataDir, "data-dir", "", "")
 	fs.BoolVar(&a.Async, "async", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -131,6 +133,12 @@ type Options struct {
 	Timeout time.Duration // default Timeout
 	// Process describes the agent process; default ProbeProcess.
 	Process func() Process
+	// MayDecide says whether the agent takes the hook's stdout for event
+	// as a decision (allow/deny/block), the only case the relay may ever
+	// print; nil: never. It must be a list of what may, so that an event
+	// it does not know — and SessionStart and UserPromptSubmit above all,
+	// whose stdout the agent feeds to the model — never prints.
+	MayDecide func(runtime, event string) bool
 	// AcceptDecision lets Run return an answer of the listener for the
 	// events that can carry a decision (MayDecide). The listener answers
 	// a held event within the budget with its headers (HoldHeader), and
@@ -151,7 +159,7 @@ type Process struct {
 type Result struct {
 	Delivered bool          // the listener accepted the event (2xx)
 	Status    int           // the listener's status, 0 when none came
-	Output    []byte        // a decision to print; only with AcceptDecision and MayDecide
+	Output    []byte        // a decision to print; only with AcceptDecision and Options.MayDecide
 	Err       error         // why it was not delivered; never holds the secret or payload
 	Elapsed   time.Duration // from Start
 }
@@ -174,7 +182,7 @@ func Run(ctx context.Context, o Options) (res Result) {
 		switch {
 		case o.Async:
 			o.Timeout = AsyncTimeout
-		case o.AcceptDecision && MayDecide(o.Runtime, o.Event):
+		case o.AcceptDecision && o.mayDecide():
 			o.Timeout = DecisionTimeout
 		}
 	}
@@ -244,7 +252,7 @@ func Run(ctx context.Context, o Options) (res Result) {
 		res.Err = fmt.Errorf("the listener answered %s", resp.Status)
 		return res
 	}
-	if o.AcceptDecision && resp.StatusCode == http.StatusOK && MayDecide(o.Runtime, o.Event) {
+	if o.AcceptDecision && resp.StatusCode == http.StatusOK && o.mayDecide() {
 		if hold, ok := holdFor(resp.Header.Get(hookintake.HoldHeader)); ok && budget.Stop() {
 			// The listener holds the event for the phone: wait for its
 			// answer, no longer than it said. The agent may give up first
@@ -272,24 +280,7 @@ func holdFor(v string) (time.Duration, bool) {
 	return min(time.Duration(n)*time.Second, maxHold), true
 }
 
-// MayDecide says whether the agent takes the hook's stdout for event as a
-// decision (allow/deny/block), the only case the relay may ever print. It
-// is a list of what may, so that an event it does not know — and
-// SessionStart and UserPromptSubmit above all, whose stdout the agent
-// feeds to the model — never prints.
-func MayDecide(runtime, event string) bool {
-	switch runtime {
-	case hookstate.RuntimeClaude, hookstate.RuntimeCodex:
-		return event == "PermissionRequest" || event == "PreToolUse"
-	case hookstate.RuntimeCursor:
-		return event == "beforeShellExecution" || event == "beforeMCPExecution"
-	case hookstate.RuntimePi:
-		return event == "tool_call"
-	case hookstate.RuntimeKimi:
-		return event == "PreToolUse"
-	}
-	return false
-}
+func (o Options) mayDecide() bool { return o.MayDecide != nil && o.MayDecide(o.Runtime, o.Event) }
 
 // readPayload reads stdin to its end, within the budget. An oversized
 // payload is drained (so the agent's write completes) and dropped.

@@ -42,12 +42,12 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"notify", "extra", `{"a":1}`}, Args{Runtime: "claude", Event: "notify", Payload: []byte(`{"a":1}`)}},
 	}
 	for _, c := range cases {
-		got, err := ParseArgs(c.args)
+		got, err := ParseArgs(c.args, "claude")
 		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("ParseArgs(%q) = %+v, %v; want %+v", c.args, got, err, c.want)
 		}
 	}
-	if _, err := ParseArgs([]string{"--bogus"}); err == nil {
+	if _, err := ParseArgs([]string{"--bogus"}, "claude"); err == nil {
 		t.Error("unknown flag accepted")
 	}
 }
@@ -198,7 +198,7 @@ func TestFailOpen(t *testing.T) {
 			start := time.Now()
 			res := Run(context.Background(), Options{
 				Args:  Args{Runtime: "claude", Event: "SessionStart", DataDir: dir},
-				Stdin: strings.NewReader(payload), Start: start, AcceptDecision: true,
+				Stdin: strings.NewReader(payload), Start: start, MayDecide: mayDecide, AcceptDecision: true,
 			})
 			took := time.Since(start)
 			t.Logf("%s: gave up after %v: %v", c.name, took, res.Err)
@@ -333,11 +333,11 @@ func TestNoStdoutRule(t *testing.T) {
 	for _, rt := range registry.Default().Decoders().Names() {
 		for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PermissionRequest", "PreToolUse", "Stop", "", "beforeShellExecution", "tool_call", "session_start", "input"} {
 			for _, accept := range []bool{false, true} {
-				res := Run(context.Background(), Options{Args: Args{Runtime: rt, Event: ev, DataDir: dir}, Stdin: strings.NewReader(payload), AcceptDecision: accept})
+				res := Run(context.Background(), Options{Args: Args{Runtime: rt, Event: ev, DataDir: dir}, Stdin: strings.NewReader(payload), MayDecide: mayDecide, AcceptDecision: accept})
 				if !res.Delivered {
 					t.Fatalf("%s %s: %+v", rt, ev, res)
 				}
-				mayPrint := accept && MayDecide(rt, ev)
+				mayPrint := accept && mayDecide(rt, ev)
 				if (res.Output != nil) != mayPrint {
 					t.Fatalf("%s %s accept=%v: output %q", rt, ev, accept, res.Output)
 				}
@@ -349,7 +349,7 @@ func TestNoStdoutRule(t *testing.T) {
 	}
 	for _, rt := range registry.Default().Decoders().Names() {
 		for _, ev := range []string{"SessionStart", "UserPromptSubmit", "beforeSubmitPrompt", "input", "session_start", "Notification", "Stop", "notify", ""} {
-			if MayDecide(rt, ev) {
+			if mayDecide(rt, ev) {
 				t.Errorf("MayDecide(%s, %s): the agent feeds this event's stdout to the model or ignores it", rt, ev)
 			}
 		}
@@ -391,7 +391,7 @@ func TestTermProgramFromOtherTerminals(t *testing.T) {
 }
 
 func TestAsyncRunsGetALongerBudget(t *testing.T) {
-	a, err := ParseArgs([]string{"--runtime", "opencode", "--async", "session.status"})
+	a, err := ParseArgs([]string{"--runtime", "opencode", "--async", "session.status"}, "claude")
 	if err != nil || !a.Async || a.Event != "session.status" {
 		t.Fatalf("ParseArgs: %+v %v", a, err)
 	}
@@ -473,7 +473,7 @@ func TestHeldDecision(t *testing.T) {
 			}
 			res := Run(ctx, Options{Args: Args{Runtime: "claude", Event: "PermissionRequest", DataDir: dir,
 				Payload: []byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`)},
-				AcceptDecision: true})
+				MayDecide: mayDecide, AcceptDecision: true})
 			if !res.Delivered || string(res.Output) != string(tc.want) {
 				t.Fatalf("result %+v, output %q; want %q", res, res.Output, tc.want)
 			}
@@ -486,7 +486,7 @@ func TestHeldDecision(t *testing.T) {
 			}
 			// Events that take no decision are not held and print nothing.
 			res = Run(context.Background(), Options{Args: Args{Runtime: "claude", Event: "SessionStart", DataDir: dir,
-				Payload: []byte(`{"session_id":"s1","hook_event_name":"SessionStart"}`)}, AcceptDecision: true})
+				Payload: []byte(`{"session_id":"s1","hook_event_name":"SessionStart"}`)}, MayDecide: mayDecide, AcceptDecision: true})
 			if res.Status != http.StatusNoContent || res.Output != nil {
 				t.Fatalf("SessionStart: %+v", res)
 			}
@@ -516,8 +516,12 @@ func TestDecisionEventsWaitLongerForTheHold(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, StateFile), fmt.Appendf(nil, `{"pid":%d,"hook_port":%d}`, os.Getpid(), port), 0o600)
 	res := Run(context.Background(), Options{Args: Args{Runtime: "claude", Event: "PermissionRequest", DataDir: dir,
 		Payload: []byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`)},
-		AcceptDecision: true})
+		MayDecide: mayDecide, AcceptDecision: true})
 	if !res.Delivered || string(res.Output) != string(decision) {
 		t.Fatalf("result %+v, output %q", res, res.Output)
 	}
 }
+
+// mayDecide is the shipped agents' list of decision events, as the hook
+// command passes it.
+var mayDecide = registry.Default().MayDecide

@@ -84,7 +84,7 @@ func TestAttention(t *testing.T) {
 			if c.baseline >= 0 {
 				cfg.ReadBaseline = at(c.baseline)
 			}
-			m := newMachine(RuntimeClaude, cfg)
+			m := newMachine("claude", cfg)
 			for i, ch := range c.checks {
 				now := at(ch.at)
 				switch {
@@ -104,7 +104,7 @@ func TestAttention(t *testing.T) {
 }
 
 func TestMarkRead(t *testing.T) {
-	m := newMachine(RuntimeClaude, Config{})
+	m := newMachine("claude", Config{})
 	m.Apply(ev(KindStop), at(5*sec))
 	if !m.MarkRead(at(6 * sec)) {
 		t.Fatal("MarkRead after a result should change attention")
@@ -124,7 +124,7 @@ func TestMarkRead(t *testing.T) {
 // TestApplyReportsChanges: Apply and Tick report a change when state or
 // attention changed, and only then.
 func TestApplyReportsChanges(t *testing.T) {
-	m := newMachine(RuntimeClaude, Config{})
+	m := newMachine("claude", Config{})
 	if m.Apply(ev(KindSessionStart), at(0)) {
 		t.Error("idle → idle reported a change")
 	}

@@ -17,12 +17,12 @@ var recordings = []struct {
 	runtime string
 	path    []string
 }{
-	{RuntimeClaude, []string{"claude-2.1.328", "hooks.log"}},
-	{RuntimeCodex, []string{"codex-0.169.0", "hooks.log"}},
-	{RuntimeCodex, []string{"codex-0.169.0", "notify.log"}},
-	{RuntimeKimi, []string{"kimi-code-2.1.0", "hooks.log"}},
-	{RuntimeOpenCode, []string{"opencode-1.18.33", "plugin-events.log"}},
-	{RuntimePi, []string{"pi-0.73.1", "extension-events.log"}},
+	{"claude", []string{"claude-2.1.328", "hooks.log"}},
+	{"codex", []string{"codex-0.169.0", "hooks.log"}},
+	{"codex", []string{"codex-0.169.0", "notify.log"}},
+	{"kimi", []string{"kimi-code-2.1.0", "hooks.log"}},
+	{"opencode", []string{"opencode-1.18.33", "plugin-events.log"}},
+	{"pi", []string{"pi-0.73.1", "extension-events.log"}},
 }
 
 // TestDecodeRecordings decodes every line of every recording without an
@@ -44,7 +44,7 @@ func TestDecodeRecordings(t *testing.T) {
 				if ev.Runtime != r.runtime {
 					t.Fatalf("%s:%d: runtime %q", l.file, l.lineNo, ev.Runtime)
 				}
-				if ev.SessionID == "" && r.runtime != RuntimeOpenCode {
+				if ev.SessionID == "" && r.runtime != "opencode" {
 					t.Fatalf("%s:%d: no session id", l.file, l.lineNo)
 				}
 				if ev.Name == "" {
@@ -58,7 +58,7 @@ func TestDecodeRecordings(t *testing.T) {
 				if (ev.Kind == KindToolStart || ev.Kind == KindToolEnd || ev.Kind == KindPermission) && ev.ToolName == "" {
 					t.Fatalf("%s:%d: %s without a tool", l.file, l.lineNo, ev.Kind)
 				}
-				if ev.Kind == KindActivity && r.runtime != RuntimeOpenCode && r.runtime != RuntimePi {
+				if ev.Kind == KindActivity && r.runtime != "opencode" && r.runtime != "pi" {
 					switch ev.Name {
 					case "TurnStarted", "UserPromptQueued":
 					default:
@@ -80,178 +80,178 @@ func TestDecodeExamples(t *testing.T) {
 		want    Event // compared field by field where set
 	}{
 		// Claude Code 2.1.328 (recorded shapes).
-		{"claude SessionStart", RuntimeClaude, "SessionStart",
+		{"claude SessionStart", "claude", "SessionStart",
 			`{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"SessionStart","source":"startup","model":"claude-opus-5-5"}`,
 			Event{SessionID: "s", Kind: KindSessionStart, Cwd: "/p", TranscriptPath: "/t.jsonl", Source: "startup", Model: "claude-opus-5-5"}},
-		{"claude SessionStart compact is not a new session", RuntimeClaude, "",
+		{"claude SessionStart compact is not a new session", "claude", "",
 			`{"session_id":"s","hook_event_name":"SessionStart","source":"compact"}`,
 			Event{Kind: KindActivity}},
-		{"claude UserPromptSubmit", RuntimeClaude, "",
+		{"claude UserPromptSubmit", "claude", "",
 			`{"session_id":"s","hook_event_name":"UserPromptSubmit","permission_mode":"default","prompt":"please RUN the thing"}`,
 			Event{Kind: KindPrompt, PermissionMode: "default", Prompt: "please RUN the thing"}},
-		{"claude PreToolUse", RuntimeClaude, "",
+		{"claude PreToolUse", "claude", "",
 			`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo hi\nls","description":"x"},"tool_use_id":"toolu_1"}`,
 			Event{Kind: KindToolStart, ToolName: "Bash", ToolUseID: "toolu_1", ToolSummary: "echo hi …"}},
-		{"claude PermissionRequest AskUserQuestion", RuntimeClaude, "",
+		{"claude PermissionRequest AskUserQuestion", "claude", "",
 			`{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Which color do you prefer?"}]}}`,
 			Event{Kind: KindPermission, ToolName: "AskUserQuestion", ToolSummary: "Which color do you prefer?"}},
-		{"claude Notification", RuntimeClaude, "",
+		{"claude Notification", "claude", "",
 			`{"session_id":"s","hook_event_name":"Notification","message":"Claude needs your permission","notification_type":"permission_prompt"}`,
 			Event{Kind: KindNotification, NotificationType: "permission_prompt", Message: "Claude needs your permission"}},
-		{"claude PostToolUseFailure interrupt is Esc", RuntimeClaude, "",
+		{"claude PostToolUseFailure interrupt is Esc", "claude", "",
 			`{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"Bash","is_interrupt":true}`,
 			Event{Kind: KindInterrupt}},
-		{"claude Stop", RuntimeClaude, "",
+		{"claude Stop", "claude", "",
 			`{"session_id":"s","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Mock reply: done."}`,
 			Event{Kind: KindStop, Message: "Mock reply: done."}},
-		{"claude subagent context", RuntimeClaude, "",
+		{"claude subagent context", "claude", "",
 			`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","agent_id":"agent-1","agent_type":"Explore"}`,
 			Event{Kind: KindToolStart, AgentID: "agent-1", AgentType: "Explore"}},
-		{"claude SessionEnd", RuntimeClaude, "", `{"session_id":"s","hook_event_name":"SessionEnd","reason":"prompt_input_exit"}`,
+		{"claude SessionEnd", "claude", "", `{"session_id":"s","hook_event_name":"SessionEnd","reason":"prompt_input_exit"}`,
 			Event{Kind: KindSessionEnd, Reason: "prompt_input_exit"}},
-		{"claude unknown event is activity", RuntimeClaude, "", `{"session_id":"s","hook_event_name":"CwdChanged"}`,
+		{"claude unknown event is activity", "claude", "", `{"session_id":"s","hook_event_name":"CwdChanged"}`,
 			Event{Kind: KindActivity, Name: "CwdChanged"}},
-		{"claude name from the installed hook", RuntimeClaude, "Stop", `{"session_id":"s"}`,
+		{"claude name from the installed hook", "claude", "Stop", `{"session_id":"s"}`,
 			Event{Kind: KindStop, Name: "Stop"}},
-		{"claude optional fields of the wrong type read as absent", RuntimeClaude, "",
+		{"claude optional fields of the wrong type read as absent", "claude", "",
 			`{"session_id":"s","hook_event_name":"UserPromptSubmit","cwd":7,"permission_mode":null,"prompt":{"x":1},"tool_input":[1,2]}`,
 			Event{Kind: KindPrompt}},
 
 		// Codex 0.169.
-		{"codex Interrupt", RuntimeCodex, "",
+		{"codex Interrupt", "codex", "",
 			`{"session_id":"c","turn_id":"t1","hook_event_name":"Interrupt","model":"mock-model","permission_mode":"default"}`,
 			Event{Kind: KindInterrupt, TurnID: "t1", PermissionMode: "default"}},
-		{"codex notify (argv JSON)", RuntimeCodex, "notify",
+		{"codex notify (argv JSON)", "codex", "notify",
 			`{"type":"agent-turn-complete","thread-id":"th","turn-id":"tu","cwd":"/p","client":"codex-tui","input-messages":["a"],"last-assistant-message":null}`,
 			Event{SessionID: "th", Kind: KindTurnComplete, Name: "agent-turn-complete", TurnID: "tu", Cwd: "/p", Source: "codex-tui"}},
-		{"codex notify without the installed name", RuntimeCodex, "",
+		{"codex notify without the installed name", "codex", "",
 			`{"type":"agent-turn-complete","thread-id":"th"}`,
 			Event{Kind: KindTurnComplete}},
-		{"codex other notify type", RuntimeCodex, "notify", `{"type":"approval-requested","thread-id":"th"}`,
+		{"codex other notify type", "codex", "notify", `{"type":"approval-requested","thread-id":"th"}`,
 			Event{Kind: KindActivity}},
 
 		// Kimi 2.1.
-		{"kimi prompt as content parts", RuntimeKimi, "",
+		{"kimi prompt as content parts", "kimi", "",
 			`{"hook_event_name":"UserPromptSubmit","session_id":"session_1","prompt":[{"type":"text","text":"please RUN"}],"is_steer":false}`,
 			Event{Kind: KindPrompt, Prompt: "please RUN"}},
-		{"kimi PermissionRequest", RuntimeKimi, "",
+		{"kimi PermissionRequest", "kimi", "",
 			`{"hook_event_name":"PermissionRequest","session_id":"session_1","id":"approval_1","agent_id":"main","turn_id":2,"tool_call_id":"call_1","tool_name":"Bash","action":"Running: echo"}`,
 			Event{Kind: KindPermission, RequestID: "approval_1", AgentID: "", TurnID: "2", ToolUseID: "call_1", ToolSummary: "Running: echo"}},
-		{"kimi subagent PermissionRequest", RuntimeKimi, "",
+		{"kimi subagent PermissionRequest", "kimi", "",
 			`{"hook_event_name":"PermissionRequest","session_id":"session_1","agent_id":"agent-0","tool_name":"Bash"}`,
 			Event{Kind: KindPermission, AgentID: "agent-0"}},
-		{"kimi PermissionResult", RuntimeKimi, "",
+		{"kimi PermissionResult", "kimi", "",
 			`{"hook_event_name":"PermissionResult","session_id":"session_1","id":"approval_1","tool_name":"Bash","decision":"approved"}`,
 			Event{Kind: KindReplied, Reply: "approved"}},
-		{"kimi Interrupt", RuntimeKimi, "", `{"hook_event_name":"Interrupt","session_id":"session_1","turn_id":5,"reason":"cancelled"}`,
+		{"kimi Interrupt", "kimi", "", `{"hook_event_name":"Interrupt","session_id":"session_1","turn_id":5,"reason":"cancelled"}`,
 			Event{Kind: KindInterrupt, Reason: "cancelled"}},
-		{"kimi TurnStarted", RuntimeKimi, "", `{"hook_event_name":"TurnStarted","session_id":"session_1","origin_kind":"system_trigger"}`,
+		{"kimi TurnStarted", "kimi", "", `{"hook_event_name":"TurnStarted","session_id":"session_1","origin_kind":"system_trigger"}`,
 			Event{Kind: KindActivity, Source: "system_trigger"}},
-		{"kimi steer", RuntimeKimi, "", `{"hook_event_name":"UserPromptSubmit","session_id":"session_1","is_steer":true}`,
+		{"kimi steer", "kimi", "", `{"hook_event_name":"UserPromptSubmit","session_id":"session_1","is_steer":true}`,
 			Event{Kind: KindPrompt, Steer: true}},
 
 		// Cursor (documented shapes; no recording exists).
-		{"cursor sessionStart", RuntimeCursor, "", `{"hook_event_name":"sessionStart","session_id":"cs","composer_mode":"agent"}`,
+		{"cursor sessionStart", "cursor", "", `{"hook_event_name":"sessionStart","session_id":"cs","composer_mode":"agent"}`,
 			Event{SessionID: "cs", Kind: KindSessionStart}},
-		{"cursor beforeSubmitPrompt", RuntimeCursor, "",
+		{"cursor beforeSubmitPrompt", "cursor", "",
 			`{"conversation_id":"cv","generation_id":"g1","hook_event_name":"beforeSubmitPrompt","prompt":"fix it","workspace_roots":["/w"]}`,
 			Event{SessionID: "cv", Kind: KindPrompt, Prompt: "fix it", TurnID: "g1", Cwd: "/w"}},
-		{"cursor beforeShellExecution", RuntimeCursor, "",
+		{"cursor beforeShellExecution", "cursor", "",
 			`{"conversation_id":"cv","hook_event_name":"beforeShellExecution","command":"npm install","cwd":"/w"}`,
 			Event{Kind: KindToolStart, ToolName: "Shell", ToolSummary: "npm install", Cwd: "/w"}},
-		{"cursor afterShellExecution", RuntimeCursor, "", `{"conversation_id":"cv","hook_event_name":"afterShellExecution","command":"npm install"}`,
+		{"cursor afterShellExecution", "cursor", "", `{"conversation_id":"cv","hook_event_name":"afterShellExecution","command":"npm install"}`,
 			Event{Kind: KindToolEnd, ToolName: "Shell"}},
-		{"cursor beforeMCPExecution", RuntimeCursor, "",
+		{"cursor beforeMCPExecution", "cursor", "",
 			`{"conversation_id":"cv","hook_event_name":"beforeMCPExecution","tool_name":"query","tool_input":"{\"sql\":1}"}`,
 			Event{Kind: KindToolStart, ToolName: "mcp:query"}},
-		{"cursor preToolUse", RuntimeCursor, "",
+		{"cursor preToolUse", "cursor", "",
 			`{"conversation_id":"cv","hook_event_name":"preToolUse","tool_name":"Shell","tool_input":{"command":"ls"},"tool_use_id":"abc"}`,
 			Event{Kind: KindToolStart, ToolName: "Shell", ToolUseID: "abc", ToolSummary: "ls"}},
-		{"cursor afterAgentResponse is waiting, not working", RuntimeCursor, "",
+		{"cursor afterAgentResponse is waiting, not working", "cursor", "",
 			`{"conversation_id":"cv","hook_event_name":"afterAgentResponse","text":"Done."}`,
 			Event{Kind: KindTurnComplete, Message: "Done."}},
-		{"cursor afterAgentThought", RuntimeCursor, "", `{"conversation_id":"cv","hook_event_name":"afterAgentThought"}`,
+		{"cursor afterAgentThought", "cursor", "", `{"conversation_id":"cv","hook_event_name":"afterAgentThought"}`,
 			Event{Kind: KindBusy}},
-		{"cursor stop aborted", RuntimeCursor, "", `{"conversation_id":"cv","hook_event_name":"stop","status":"aborted","loop_count":0}`,
+		{"cursor stop aborted", "cursor", "", `{"conversation_id":"cv","hook_event_name":"stop","status":"aborted","loop_count":0}`,
 			Event{Kind: KindInterrupt, Reason: "aborted"}},
-		{"cursor stop completed", RuntimeCursor, "", `{"conversation_id":"cv","hook_event_name":"stop","status":"completed"}`,
+		{"cursor stop completed", "cursor", "", `{"conversation_id":"cv","hook_event_name":"stop","status":"completed"}`,
 			Event{Kind: KindStop}},
-		{"cursor beforeReadFile has no end: activity", RuntimeCursor, "", `{"conversation_id":"cv","hook_event_name":"beforeReadFile","file_path":"/a"}`,
+		{"cursor beforeReadFile has no end: activity", "cursor", "", `{"conversation_id":"cv","hook_event_name":"beforeReadFile","file_path":"/a"}`,
 			Event{Kind: KindActivity}},
-		{"cursor afterFileEdit", RuntimeCursor, "", `{"conversation_id":"cv","hook_event_name":"afterFileEdit","file_path":"/a.go"}`,
+		{"cursor afterFileEdit", "cursor", "", `{"conversation_id":"cv","hook_event_name":"afterFileEdit","file_path":"/a.go"}`,
 			Event{Kind: KindToolEnd, ToolName: "Edit", ToolSummary: "/a.go"}},
-		{"cursor tab event needs no conversation", RuntimeCursor, "afterTabFileEdit", `{"file_path":"/a"}`,
+		{"cursor tab event needs no conversation", "cursor", "afterTabFileEdit", `{"file_path":"/a"}`,
 			Event{Kind: KindActivity}},
-		{"cursor sessionEnd", RuntimeCursor, "", `{"conversation_id":"cv","hook_event_name":"sessionEnd","reason":"user_close"}`,
+		{"cursor sessionEnd", "cursor", "", `{"conversation_id":"cv","hook_event_name":"sessionEnd","reason":"user_close"}`,
 			Event{Kind: KindSessionEnd, Reason: "user_close"}},
 
 		// OpenCode 1.18 (recorded shapes).
-		{"opencode bus session.status busy", RuntimeOpenCode, "",
+		{"opencode bus session.status busy", "opencode", "",
 			`{"type":"session.status","properties":{"sessionID":"ses_1","status":{"type":"busy"}}}`,
 			Event{SessionID: "ses_1", Kind: KindBusy, Name: "session.status"}},
-		{"opencode bus session.status idle", RuntimeOpenCode, "session.status",
+		{"opencode bus session.status idle", "opencode", "session.status",
 			`{"properties":{"sessionID":"ses_1","status":{"type":"idle"}}}`,
 			Event{Kind: KindStop}},
-		{"opencode recorder envelope", RuntimeOpenCode, "",
+		{"opencode recorder envelope", "opencode", "",
 			`{"ts":1795974032805,"pid":19566,"kind":"event","type":"permission.asked","event":{"type":"permission.asked","properties":{"id":"per_1","sessionID":"ses_1","permission":"bash","patterns":["echo a"],"metadata":{"command":"echo a && cat b"},"tool":{"callID":"call_1"}}}}`,
 			Event{SessionID: "ses_1", Kind: KindPermission, ToolName: "bash", RequestID: "per_1", ToolUseID: "call_1",
 				ToolSummary: "echo a && cat b", Time: time.UnixMilli(1795974032805), Relay: RelayInfo{PID: 19566}}},
-		{"opencode permission.replied", RuntimeOpenCode, "",
+		{"opencode permission.replied", "opencode", "",
 			`{"type":"permission.replied","properties":{"sessionID":"ses_1","requestID":"per_1","reply":"reject"}}`,
 			Event{Kind: KindReplied, RequestID: "per_1", Reply: "reject"}},
-		{"opencode question.asked", RuntimeOpenCode, "",
+		{"opencode question.asked", "opencode", "",
 			`{"type":"question.asked","properties":{"id":"que_1","sessionID":"ses_1","questions":[{"question":"Which color?"}],"tool":{"callID":"c"}}}`,
 			Event{Kind: KindQuestion, RequestID: "que_1", ToolSummary: "Which color?", ToolName: "question"}},
-		{"opencode session.created with parent is a subagent's", RuntimeOpenCode, "",
+		{"opencode session.created with parent is a subagent's", "opencode", "",
 			`{"type":"session.created","properties":{"info":{"id":"ses_2","parentID":"ses_1","directory":"/p"}}}`,
 			Event{SessionID: "ses_2", Kind: KindSessionStart, AgentID: "ses_1", Cwd: "/p"}},
-		{"opencode tool part pending starts a tool", RuntimeOpenCode, "",
+		{"opencode tool part pending starts a tool", "opencode", "",
 			`{"type":"message.part.updated","properties":{"part":{"sessionID":"ses_1","type":"tool","tool":"bash","callID":"c1","state":{"status":"pending","input":{}}}}}`,
 			Event{SessionID: "ses_1", Kind: KindToolStart, ToolName: "bash", ToolUseID: "c1"}},
-		{"opencode tool part running is activity (the dialog may be open)", RuntimeOpenCode, "",
+		{"opencode tool part running is activity (the dialog may be open)", "opencode", "",
 			`{"type":"message.part.updated","properties":{"part":{"sessionID":"ses_1","type":"tool","tool":"bash","state":{"status":"running"}}}}`,
 			Event{Kind: KindActivity}},
-		{"opencode hook record", RuntimeOpenCode, "",
+		{"opencode hook record", "opencode", "",
 			`{"ts":1795974032701,"pid":1,"kind":"hook:tool.execute.before","input":{"tool":"bash","sessionID":"ses_1","callID":"c1"},"output":{"args":{"command":"echo x"}}}`,
 			Event{Kind: KindToolStart, Name: "hook:tool.execute.before", ToolName: "bash", ToolUseID: "c1", ToolSummary: "echo x",
 				Time: time.UnixMilli(1795974032701)}},
-		{"opencode plugin hook by installed name", RuntimeOpenCode, "chat.message",
+		{"opencode plugin hook by installed name", "opencode", "chat.message",
 			`{"input":{"sessionID":"ses_1","agent":"build"},"output":{}}`,
 			Event{Kind: KindPrompt, SessionID: "ses_1"}},
-		{"opencode process-level event has no session", RuntimeOpenCode, "",
+		{"opencode process-level event has no session", "opencode", "",
 			`{"type":"server.connected","properties":{}}`,
 			Event{Kind: KindActivity, SessionID: ""}},
-		{"opencode permission.asked without a command: the patterns", RuntimeOpenCode, "",
+		{"opencode permission.asked without a command: the patterns", "opencode", "",
 			`{"type":"permission.asked","properties":{"id":"per_2","sessionID":"ses_1","permission":"edit","patterns":["a.go","b.go"],"metadata":{}}}`,
 			Event{Kind: KindPermission, ToolName: "edit", ToolSummary: "a.go; b.go"}},
-		{"opencode legacy permission.updated", RuntimeOpenCode, "",
+		{"opencode legacy permission.updated", "opencode", "",
 			`{"type":"permission.updated","properties":{"id":"per_3","sessionID":"ses_1","type":"webfetch","title":"Fetch https://x"}}`,
 			Event{Kind: KindPermission, ToolName: "webfetch", ToolSummary: "Fetch https://x"}},
-		{"opencode permission.ask plugin hook", RuntimeOpenCode, "permission.ask",
+		{"opencode permission.ask plugin hook", "opencode", "permission.ask",
 			`{"input":{"id":"per_4","sessionID":"ses_1","type":"bash","pattern":"rm *","callID":"c9","metadata":{"command":"rm -rf build"}},"output":{"status":"ask"}}`,
 			Event{Kind: KindPermission, ToolName: "bash", RequestID: "per_4", ToolUseID: "c9", ToolSummary: "rm -rf build"}},
-		{"opencode payload time outside 2000-2200 is no time", RuntimeOpenCode, "",
+		{"opencode payload time outside 2000-2200 is no time", "opencode", "",
 			`{"ts":1,"kind":"event","event":{"type":"session.idle","properties":{"sessionID":"ses_1"}}}`,
 			Event{Kind: KindStop}},
-		{"opencode plugin.init", RuntimeOpenCode, "", `{"ts":1,"pid":2,"kind":"plugin.init","directory":"/p"}`,
+		{"opencode plugin.init", "opencode", "", `{"ts":1,"pid":2,"kind":"plugin.init","directory":"/p"}`,
 			Event{Kind: KindActivity, Name: "plugin.init"}},
 
 		// Pi 0.73 (recorded shapes).
-		{"pi tool_call", RuntimePi, "",
+		{"pi tool_call", "pi", "",
 			`{"ts":1795973813776,"event":"tool_call","pid":17921,"cwd":"/p","sessionId":"01a","sessionFile":"/s.jsonl","hasUI":true,"payload":{"type":"tool_call","toolName":"bash","toolCallId":"call_1","input":{"command":"echo a"}}}`,
 			Event{SessionID: "01a", Kind: KindToolStart, ToolName: "bash", ToolUseID: "call_1", ToolSummary: "echo a",
 				TranscriptPath: "/s.jsonl", Cwd: "/p", Time: time.UnixMilli(1795973813776), Relay: RelayInfo{PID: 17921}}},
-		{"pi permission_asked", RuntimePi, "",
+		{"pi permission_asked", "pi", "",
 			`{"ts":1795973813776,"event":"permission_asked","sessionId":"01a","toolCallId":"call_1","command":"echo a"}`,
 			Event{Kind: KindPermission, ToolName: "bash", ToolUseID: "call_1", ToolSummary: "echo a", Time: time.UnixMilli(1795973813776)}},
-		{"pi permission_decided on Esc has no choice", RuntimePi, "",
+		{"pi permission_decided on Esc has no choice", "pi", "",
 			`{"ts":1,"event":"permission_decided","sessionId":"01a","toolCallId":"call_1"}`,
 			Event{Kind: KindReplied, Reply: ""}},
-		{"pi agent_end", RuntimePi, "", `{"event":"agent_end","sessionId":"01a","payload":{"type":"agent_end","messages":[]}}`,
+		{"pi agent_end", "pi", "", `{"event":"agent_end","sessionId":"01a","payload":{"type":"agent_end","messages":[]}}`,
 			Event{Kind: KindStop}},
-		{"pi input", RuntimePi, "", `{"event":"input","sessionId":"01a","payload":{"type":"input","text":"hello","source":"rpc"}}`,
+		{"pi input", "pi", "", `{"event":"input","sessionId":"01a","payload":{"type":"input","text":"hello","source":"rpc"}}`,
 			Event{Kind: KindPrompt, Prompt: "hello"}},
-		{"pi name from payload.type", RuntimePi, "", `{"sessionId":"01a","payload":{"type":"session_shutdown","reason":"quit"}}`,
+		{"pi name from payload.type", "pi", "", `{"sessionId":"01a","payload":{"type":"session_shutdown","reason":"quit"}}`,
 			Event{Kind: KindSessionEnd, Source: "quit"}},
 	}
 	for _, c := range cases {
@@ -305,38 +305,38 @@ func TestDecodeErrors(t *testing.T) {
 		field                    string
 	}{
 		{"unknown runtime", "gemini", "", `{}`, ErrUnknownRuntime, ""},
-		{"too large", RuntimeClaude, "", big, ErrTooLarge, ""},
-		{"not JSON", RuntimeClaude, "", `{"session_id":`, ErrInvalid, ""},
-		{"not JSON, with its offset", RuntimeClaude, "", `{"session_id" 1}`, ErrInvalid, ""},
-		{"trailing garbage", RuntimeClaude, "", `{"session_id":"s"} x`, ErrInvalid, ""},
-		{"empty", RuntimeClaude, "Stop", ``, ErrInvalid, ""},
-		{"null", RuntimeClaude, "Stop", `null`, ErrInvalid, ""},
-		{"array", RuntimeCodex, "Stop", `[1]`, ErrInvalid, ""},
-		{"string", RuntimeKimi, "Stop", `"Stop"`, ErrInvalid, ""},
-		{"no event name anywhere", RuntimeClaude, "", `{"session_id":"s"}`, ErrInvalid, "hook_event_name"},
-		{"event name not a string", RuntimeClaude, "", `{"session_id":"s","hook_event_name":5}`, ErrInvalid, "hook_event_name"},
-		{"session_id missing", RuntimeClaude, "", `{"hook_event_name":"Stop"}`, ErrInvalid, "session_id"},
-		{"session_id null", RuntimeClaude, "", `{"hook_event_name":"Stop","session_id":null}`, ErrInvalid, "session_id"},
-		{"session_id a number", RuntimeCodex, "", `{"hook_event_name":"Stop","session_id":12}`, ErrInvalid, "session_id"},
-		{"session_id empty", RuntimeKimi, "", `{"hook_event_name":"Stop","session_id":""}`, ErrInvalid, "session_id"},
-		{"PreToolUse without tool_name", RuntimeClaude, "", `{"hook_event_name":"PreToolUse","session_id":"s"}`, ErrInvalid, "tool_name"},
-		{"PermissionRequest with tool_name null", RuntimeCodex, "", `{"hook_event_name":"PermissionRequest","session_id":"s","tool_name":null}`, ErrInvalid, "tool_name"},
-		{"notify without thread-id", RuntimeCodex, "notify", `{"type":"agent-turn-complete"}`, ErrInvalid, "thread-id"},
-		{"notify without type", RuntimeCodex, "notify", `{"thread-id":"t"}`, ErrInvalid, "type"},
-		{"cursor without conversation", RuntimeCursor, "", `{"hook_event_name":"stop"}`, ErrInvalid, "conversation_id"},
-		{"cursor preToolUse without tool", RuntimeCursor, "", `{"hook_event_name":"preToolUse","conversation_id":"c"}`, ErrInvalid, "tool_name"},
-		{"opencode without type", RuntimeOpenCode, "", `{"properties":{}}`, ErrInvalid, "type"},
-		{"opencode session event without session", RuntimeOpenCode, "", `{"type":"session.idle","properties":{}}`, ErrInvalid, "properties.sessionID"},
-		{"opencode session event, properties not an object", RuntimeOpenCode, "", `{"type":"session.idle","properties":"x"}`, ErrInvalid, "properties"},
-		{"opencode envelope without event", RuntimeOpenCode, "", `{"kind":"event","type":"session.idle"}`, ErrInvalid, "event"},
-		{"opencode hook without session", RuntimeOpenCode, "", `{"kind":"hook:chat.message","input":{}}`, ErrInvalid, "input.sessionID"},
-		{"opencode hook without input", RuntimeOpenCode, "", `{"kind":"hook:chat.message","input":null}`, ErrInvalid, "input"},
-		{"opencode tool hook without tool", RuntimeOpenCode, "", `{"kind":"hook:tool.execute.before","input":{"sessionID":"s"}}`, ErrInvalid, "input.tool"},
-		{"opencode tool part without tool", RuntimeOpenCode, "", `{"type":"message.part.updated","properties":{"sessionID":"s","part":{"type":"tool","state":{"status":"pending"}}}}`, ErrInvalid, "properties.part.tool"},
-		{"pi without session", RuntimePi, "", `{"event":"agent_end"}`, ErrInvalid, "session_id"},
-		{"pi (own extension) without session", RuntimePi, "", `{"hook_event_name":"agent_end","event":{"type":"agent_end"}}`, ErrInvalid, "session_id"},
-		{"pi without any name", RuntimePi, "", `{"sessionId":"s"}`, ErrInvalid, "event"},
-		{"pi tool without tool name", RuntimePi, "", `{"event":"tool_call","sessionId":"s","payload":{}}`, ErrInvalid, "payload.toolName"},
+		{"too large", "claude", "", big, ErrTooLarge, ""},
+		{"not JSON", "claude", "", `{"session_id":`, ErrInvalid, ""},
+		{"not JSON, with its offset", "claude", "", `{"session_id" 1}`, ErrInvalid, ""},
+		{"trailing garbage", "claude", "", `{"session_id":"s"} x`, ErrInvalid, ""},
+		{"empty", "claude", "Stop", ``, ErrInvalid, ""},
+		{"null", "claude", "Stop", `null`, ErrInvalid, ""},
+		{"array", "codex", "Stop", `[1]`, ErrInvalid, ""},
+		{"string", "kimi", "Stop", `"Stop"`, ErrInvalid, ""},
+		{"no event name anywhere", "claude", "", `{"session_id":"s"}`, ErrInvalid, "hook_event_name"},
+		{"event name not a string", "claude", "", `{"session_id":"s","hook_event_name":5}`, ErrInvalid, "hook_event_name"},
+		{"session_id missing", "claude", "", `{"hook_event_name":"Stop"}`, ErrInvalid, "session_id"},
+		{"session_id null", "claude", "", `{"hook_event_name":"Stop","session_id":null}`, ErrInvalid, "session_id"},
+		{"session_id a number", "codex", "", `{"hook_event_name":"Stop","session_id":12}`, ErrInvalid, "session_id"},
+		{"session_id empty", "kimi", "", `{"hook_event_name":"Stop","session_id":""}`, ErrInvalid, "session_id"},
+		{"PreToolUse without tool_name", "claude", "", `{"hook_event_name":"PreToolUse","session_id":"s"}`, ErrInvalid, "tool_name"},
+		{"PermissionRequest with tool_name null", "codex", "", `{"hook_event_name":"PermissionRequest","session_id":"s","tool_name":null}`, ErrInvalid, "tool_name"},
+		{"notify without thread-id", "codex", "notify", `{"type":"agent-turn-complete"}`, ErrInvalid, "thread-id"},
+		{"notify without type", "codex", "notify", `{"thread-id":"t"}`, ErrInvalid, "type"},
+		{"cursor without conversation", "cursor", "", `{"hook_event_name":"stop"}`, ErrInvalid, "conversation_id"},
+		{"cursor preToolUse without tool", "cursor", "", `{"hook_event_name":"preToolUse","conversation_id":"c"}`, ErrInvalid, "tool_name"},
+		{"opencode without type", "opencode", "", `{"properties":{}}`, ErrInvalid, "type"},
+		{"opencode session event without session", "opencode", "", `{"type":"session.idle","properties":{}}`, ErrInvalid, "properties.sessionID"},
+		{"opencode session event, properties not an object", "opencode", "", `{"type":"session.idle","properties":"x"}`, ErrInvalid, "properties"},
+		{"opencode envelope without event", "opencode", "", `{"kind":"event","type":"session.idle"}`, ErrInvalid, "event"},
+		{"opencode hook without session", "opencode", "", `{"kind":"hook:chat.message","input":{}}`, ErrInvalid, "input.sessionID"},
+		{"opencode hook without input", "opencode", "", `{"kind":"hook:chat.message","input":null}`, ErrInvalid, "input"},
+		{"opencode tool hook without tool", "opencode", "", `{"kind":"hook:tool.execute.before","input":{"sessionID":"s"}}`, ErrInvalid, "input.tool"},
+		{"opencode tool part without tool", "opencode", "", `{"type":"message.part.updated","properties":{"sessionID":"s","part":{"type":"tool","state":{"status":"pending"}}}}`, ErrInvalid, "properties.part.tool"},
+		{"pi without session", "pi", "", `{"event":"agent_end"}`, ErrInvalid, "session_id"},
+		{"pi (own extension) without session", "pi", "", `{"hook_event_name":"agent_end","event":{"type":"agent_end"}}`, ErrInvalid, "session_id"},
+		{"pi without any name", "pi", "", `{"sessionId":"s"}`, ErrInvalid, "event"},
+		{"pi tool without tool name", "pi", "", `{"event":"tool_call","sessionId":"s","payload":{}}`, ErrInvalid, "payload.toolName"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -370,7 +370,7 @@ func TestDecodeRelay(t *testing.T) {
 	payload := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash",
 		"paddock":{"terminal_id":"term-7","pid":4242,"ppid":4200,"tty":"/dev/pts/3","term_program":"iTerm.app",
 		"tmux_pane":"%3","parent_session_id":"lead","sent_at":"2026-11-29T17:00:01.5Z"}}`
-	ev, err := Decode(RuntimeClaude, "", []byte(payload))
+	ev, err := Decode("claude", "", []byte(payload))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +385,7 @@ func TestDecodeRelay(t *testing.T) {
 
 	// Seed 000's top-level agent_terminal_id; sent_at as Unix milliseconds;
 	// junk types ignored.
-	ev, err = Decode(RuntimeCodex, "Stop", []byte(`{"session_id":"s","agent_terminal_id":"t9","paddock":{"pid":"x","sent_at":1795971600000}}`))
+	ev, err = Decode("codex", "Stop", []byte(`{"session_id":"s","agent_terminal_id":"t9","paddock":{"pid":"x","sent_at":1795971600000}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +393,7 @@ func TestDecodeRelay(t *testing.T) {
 		t.Fatalf("relay %+v time %v", ev.Relay, ev.Time)
 	}
 	// The payload's own timestamp wins over the relay's stamp.
-	ev, _ = Decode(RuntimePi, "", []byte(`{"ts":1795973810030,"event":"input","sessionId":"p","paddock":{"sent_at":1795973810999}}`))
+	ev, _ = Decode("pi", "", []byte(`{"ts":1795973810030,"event":"input","sessionId":"p","paddock":{"sent_at":1795973810999}}`))
 	if !ev.Time.Equal(time.UnixMilli(1795973810030)) {
 		t.Fatalf("time %v", ev.Time)
 	}
@@ -445,7 +445,7 @@ func TestRelayRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rt := range []string{RuntimeClaude, RuntimeCodex, RuntimeKimi} {
+	for _, rt := range []string{"claude", "codex", "kimi"} {
 		ev, err := Decode(rt, "", data)
 		if err != nil {
 			t.Fatal(err)
@@ -496,7 +496,7 @@ func TestDecodeProjectRecordings(t *testing.T) {
 				kinds[ev.Kind]++
 			}
 			want := []Kind{KindSessionStart, KindPrompt}
-			if runtime == RuntimeOpenCode {
+			if runtime == "opencode" {
 				// paddock's plugin forwards no chat.message: OpenCode's turn
 				// shows as session.status busy.
 				want = []Kind{KindSessionStart, KindBusy, KindToolStart, KindPermission, KindQuestion}

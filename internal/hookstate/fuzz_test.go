@@ -70,7 +70,7 @@ func fuzzDecode(f *testing.F, runtime string) {
 		if ev.Runtime != runtime || ev.Kind == "" || ev.Name == "" {
 			t.Fatalf("accepted a malformed event: %+v", ev)
 		}
-		if ev.SessionID == "" && runtime != RuntimeOpenCode && runtime != RuntimeCursor {
+		if ev.SessionID == "" && runtime != "opencode" && runtime != "cursor" {
 			t.Fatalf("accepted an event without a session: %+v", ev)
 		}
 		if len(ev.ToolSummary) > 4*MaxSummary || len(ev.Prompt) > 4*MaxText || len(ev.Message) > 4*MaxText {
@@ -89,9 +89,9 @@ func fuzzDecode(f *testing.F, runtime string) {
 	})
 }
 
-func FuzzDecodeClaude(f *testing.F)   { fuzzDecode(f, RuntimeClaude) }
-func FuzzDecodeCodex(f *testing.F)    { fuzzDecode(f, RuntimeCodex) }
-func FuzzDecodeKimi(f *testing.F)     { fuzzDecode(f, RuntimeKimi) }
-func FuzzDecodeCursor(f *testing.F)   { fuzzDecode(f, RuntimeCursor) }
-func FuzzDecodeOpenCode(f *testing.F) { fuzzDecode(f, RuntimeOpenCode) }
-func FuzzDecodePi(f *testing.F)       { fuzzDecode(f, RuntimePi) }
+func FuzzDecodeClaude(f *testing.F)   { fuzzDecode(f, "claude") }
+func FuzzDecodeCodex(f *testing.F)    { fuzzDecode(f, "codex") }
+func FuzzDecodeKimi(f *testing.F)     { fuzzDecode(f, "kimi") }
+func FuzzDecodeCursor(f *testing.F)   { fuzzDecode(f, "cursor") }
+func FuzzDecodeOpenCode(f *testing.F) { fuzzDecode(f, "opencode") }
+func FuzzDecodePi(f *testing.F)       { fuzzDecode(f, "pi") }

@@ -21,7 +21,7 @@ const (
 type evOpt func(*Event)
 
 func ev(kind Kind, opts ...evOpt) Event {
-	e := Event{Runtime: RuntimeClaude, SessionID: "s1", Kind: kind}
+	e := Event{Runtime: "claude", SessionID: "s1", Kind: kind}
 	for _, o := range opts {
 		o(&e)
 	}

@@ -42,7 +42,7 @@ func TestToolTimers(t *testing.T) {
 			if got := ToolTimeout(c.tool); got != c.delay {
 				t.Fatalf("ToolTimeout = %v, want %v", got, c.delay)
 			}
-			m := newMachine(RuntimeClaude, Config{})
+			m := newMachine("claude", Config{})
 			run(t, m, []step{apply(0, ev(KindToolStart, tool(c.tool), mode("default")), StateWorking)})
 			if d := m.NextDeadline(); !d.Equal(at(c.delay)) {
 				t.Fatalf("NextDeadline %v, want %v", d.Sub(t0), c.delay)
@@ -68,13 +68,13 @@ func TestInference(t *testing.T) {
 		cfg   Config
 		steps []step
 	}{
-		{"PostToolUse in time: no approval", RuntimeClaude, Config{}, []step{
+		{"PostToolUse in time: no approval", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Bash"), toolID("a")), StateWorking),
 			apply(7*sec, ev(KindToolEnd, tool("Bash"), toolID("a")), StateWorking),
 			tick(8*sec, none, StateWorking),
 			tick(60*sec, none, StateWorking),
 		}},
-		{"slow tool with running children is not approval", RuntimeClaude, Config{}, []step{
+		{"slow tool with running children is not approval", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Bash")), StateWorking),
 			tick(8*sec, Facts{ToolChildren: true}, StateWorking),
 			tick(13*sec, Facts{ToolChildren: true}, StateWorking),
@@ -82,103 +82,103 @@ func TestInference(t *testing.T) {
 			apply(95*sec, ev(KindToolEnd, tool("Bash")), StateWorking),
 			tick(100*sec, none, StateWorking),
 		}},
-		{"slow tool whose children are gone without PostToolUse is approval", RuntimeClaude, Config{}, []step{
+		{"slow tool whose children are gone without PostToolUse is approval", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Bash")), StateWorking),
 			tick(8*sec, Facts{ToolChildren: true}, StateWorking),
 			tick(13*sec, none, StateApproval),
 		}},
-		{"inferred approval, then the tool's children appear: it runs", RuntimeClaude, Config{}, []step{
+		{"inferred approval, then the tool's children appear: it runs", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("WebFetch")), StateWorking),
 			tick(15*sec, none, StateApproval),
 			tick(20*sec, Facts{ToolChildren: true}, StateWorking),
 			tick(60*sec, none, StateWorking), // inferred once, not again
 		}},
-		{"running children do not hide a question", RuntimeClaude, Config{}, []step{
+		{"running children do not hide a question", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("AskUserQuestion")), StateWorking),
 			tick(3*sec, Facts{ToolChildren: true}, StateInput),
 		}},
-		{"bypassPermissions disables inference", RuntimeClaude, Config{}, []step{
+		{"bypassPermissions disables inference", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Bash"), mode("bypassPermissions")), StateWorking),
 			apply(1*sec, ev(KindToolStart, tool("Read"), toolID("r")), StateWorking),
 			apply(2*sec, ev(KindToolStart, tool("WebFetch"), toolID("w")), StateWorking),
 			tick(60*sec, none, StateWorking),
 			tick(10*minute, none, StateWorking),
 		}},
-		{"bypassPermissions keeps the question timer", RuntimeClaude, Config{}, []step{
+		{"bypassPermissions keeps the question timer", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("AskUserQuestion"), mode("bypassPermissions")), StateWorking),
 			tick(3*sec, none, StateInput),
 		}},
-		{"dontAsk disables inference, questions too", RuntimeClaude, Config{}, []step{
+		{"dontAsk disables inference, questions too", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Bash"), mode("dontAsk")), StateWorking),
 			apply(0, ev(KindToolStart, tool("AskUserQuestion"), toolID("q")), StateWorking),
 			tick(60*sec, none, StateWorking),
 		}},
-		{"auto mode shows no permission dialogs", RuntimeClaude, Config{}, []step{
+		{"auto mode shows no permission dialogs", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("WebFetch"), mode("auto")), StateWorking),
 			tick(60*sec, none, StateWorking),
 		}},
-		{"acceptEdits: no timer for edits, Bash still", RuntimeClaude, Config{}, []step{
+		{"acceptEdits: no timer for edits, Bash still", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Edit"), mode("acceptEdits"), toolID("e")), StateWorking),
 			tick(5*sec, none, StateWorking),
 			apply(6*sec, ev(KindToolStart, tool("Bash"), toolID("b")), StateWorking),
 			tick(14*sec, none, StateApproval),
 		}},
-		{"the mode remembered from an earlier payload", RuntimeClaude, Config{}, []step{
+		{"the mode remembered from an earlier payload", "claude", Config{}, []step{
 			apply(0, ev(KindPrompt, mode("bypassPermissions")), StatePrompting),
 			apply(1*sec, ev(KindToolStart, tool("Bash")), StateWorking),
 			tick(60*sec, none, StateWorking),
 		}},
-		{"PermissionRequest overrides inference at once", RuntimeClaude, Config{}, []step{
+		{"PermissionRequest overrides inference at once", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Bash")), StateWorking),
 			apply(300*ms, ev(KindPermission, tool("Bash")), StateApproval), // not after 8 s
 			apply(20*sec, ev(KindToolEnd, tool("Bash")), StateWorking),
 			tick(30*sec, none, StateWorking), // the answered tool is not inferred later
 		}},
-		{"PermissionRequest without a PreToolUse", RuntimeClaude, Config{}, []step{
+		{"PermissionRequest without a PreToolUse", "claude", Config{}, []step{
 			apply(0, ev(KindPrompt), StatePrompting),
 			apply(1*sec, ev(KindPermission, tool("Bash")), StateApproval),
 		}},
-		{"an approved slow tool is not inferred again", RuntimeCodex, Config{}, []step{
+		{"an approved slow tool is not inferred again", "codex", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Bash")), StateWorking),
 			apply(100*ms, ev(KindPermission, tool("Bash")), StateApproval),
 			tick(8*sec, none, StateApproval),
 			apply(9*sec, ev(KindReplied), StateWorking),
 			tick(30*sec, none, StateWorking),
 		}},
-		{"Notification permission_prompt at medium density", RuntimeClaude, Config{Density: DensityMedium}, []step{
+		{"Notification permission_prompt at medium density", "claude", Config{Density: DensityMedium}, []step{
 			apply(0, ev(KindToolStart, tool("WebFetch")), StateWorking),
 			apply(6*sec, ev(KindNotification, notif("permission_prompt")), StateApproval),
 		}},
-		{"Notification permission_prompt at low density is ignored", RuntimeClaude, Config{Density: DensityLow}, []step{
+		{"Notification permission_prompt at low density is ignored", "claude", Config{Density: DensityLow}, []step{
 			apply(0, ev(KindToolStart, tool("WebFetch")), StateWorking),
 			apply(6*sec, ev(KindNotification, notif("permission_prompt")), StateWorking),
 			tick(15*sec, none, StateApproval), // inference still works at low density
 		}},
-		{"Notification permission_prompt with no tool in flight: high only (medium)", RuntimeClaude, Config{Density: DensityMedium}, []step{
+		{"Notification permission_prompt with no tool in flight: high only (medium)", "claude", Config{Density: DensityMedium}, []step{
 			apply(0, ev(KindPrompt), StatePrompting),
 			apply(6*sec, ev(KindNotification, notif("permission_prompt")), StatePrompting),
 		}},
-		{"Notification permission_prompt with no tool in flight: high only (high)", RuntimeClaude, Config{Density: DensityHigh}, []step{
+		{"Notification permission_prompt with no tool in flight: high only (high)", "claude", Config{Density: DensityHigh}, []step{
 			apply(0, ev(KindPrompt), StatePrompting),
 			apply(6*sec, ev(KindNotification, notif("permission_prompt")), StateApproval),
 		}},
-		{"Notification for a question tool is input", RuntimeClaude, Config{}, []step{
+		{"Notification for a question tool is input", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("AskUserQuestion"), mode("dontAsk")), StateWorking),
 			apply(1*sec, ev(KindNotification, notif("permission_prompt")), StateInput),
 		}},
-		{"elicitation_dialog is input at high density", RuntimeClaude, Config{Density: DensityHigh}, []step{
+		{"elicitation_dialog is input at high density", "claude", Config{Density: DensityHigh}, []step{
 			apply(0, ev(KindToolStart, tool("mcp__db__query")), StateWorking),
 			apply(1*sec, ev(KindNotification, notif("elicitation_dialog")), StateInput),
 		}},
-		{"idle_prompt corrects a lost Stop", RuntimeClaude, Config{}, []step{
+		{"idle_prompt corrects a lost Stop", "claude", Config{}, []step{
 			apply(0, ev(KindPrompt), StatePrompting),
 			apply(20*sec, ev(KindNotification, notif("idle_prompt")), StateWaiting),
 		}},
-		{"Pi has no dialogs of its own: no inference", RuntimePi, Config{}, []step{
+		{"Pi has no dialogs of its own: no inference", "pi", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("bash")), StateWorking),
 			tick(60*sec, none, StateWorking),
 		}},
-		{"a running subagent is not a dialog of its Task", RuntimeClaude, Config{}, []step{
+		{"a running subagent is not a dialog of its Task", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Task"), toolID("task")), StateWorking),
 			apply(100*ms, ev(KindSubagentStart), StateWorking),
 			tick(8*sec, none, StateWorking),
@@ -192,20 +192,20 @@ func TestInference(t *testing.T) {
 			apply(3*minute+200*ms, ev(KindToolEnd, tool("Task"), toolID("task")), StateWorking),
 			tick(4*minute, none, StateWorking),
 		}},
-		{"a background subagent does not exempt the main agent's Bash", RuntimeClaude, Config{}, []step{
+		{"a background subagent does not exempt the main agent's Bash", "claude", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Task"), toolID("task")), StateWorking),
 			apply(100*ms, ev(KindSubagentStart), StateWorking),
 			apply(200*ms, ev(KindToolEnd, tool("Task"), toolID("task")), StateWorking), // run_in_background
 			apply(1*sec, ev(KindToolStart, tool("Bash"), toolID("b")), StateWorking),
 			tick(9*sec, none, StateApproval),
 		}},
-		{"parallel subagents: another agent's tools do not close a dialog", RuntimeClaude, Config{}, []step{
+		{"parallel subagents: another agent's tools do not close a dialog", "claude", Config{}, []step{
 			apply(0, ev(KindPermission, tool("Bash"), agent("a")), StateApproval),
 			apply(1*sec, ev(KindToolStart, tool("Read"), agent("b"), toolID("r")), StateApproval),
 			apply(2*sec, ev(KindToolEnd, tool("Read"), agent("b"), toolID("r")), StateApproval),
 			apply(3*sec, ev(KindToolEnd, tool("Bash"), agent("a")), StateWorking),
 		}},
-		{"stop clears pending tools", RuntimeCodex, Config{}, []step{
+		{"stop clears pending tools", "codex", Config{}, []step{
 			apply(0, ev(KindToolStart, tool("Bash")), StateWorking),
 			apply(1*sec, ev(KindStop), StateWaiting),
 			tick(9*sec, none, StateWaiting),
@@ -221,7 +221,7 @@ func TestInference(t *testing.T) {
 // TestInferenceOverriddenKeepsOpening: the real request turns an inferred
 // dialog into a reported one, keeping when it opened.
 func TestInferenceOverriddenKeepsOpening(t *testing.T) {
-	m := newMachine(RuntimeClaude, Config{})
+	m := newMachine("claude", Config{})
 	run(t, m, []step{
 		apply(0, ev(KindToolStart, tool("Bash"), toolID("x")), StateWorking),
 		tick(8*sec, none, StateApproval),

@@ -16,7 +16,7 @@ func TestTransitions(t *testing.T) {
 		rt    string
 		steps []step
 	}{
-		{"claude turn with a tool", RuntimeClaude, []step{
+		{"claude turn with a tool", "claude", []step{
 			apply(0, ev(KindSessionStart), StateIdle),
 			apply(1*sec, ev(KindPrompt), StatePrompting),
 			apply(2*sec, ev(KindToolStart, tool("Read")), StateWorking),
@@ -24,37 +24,37 @@ func TestTransitions(t *testing.T) {
 			apply(3*sec, ev(KindStop), StateWaiting),
 			apply(4*sec, ev(KindSessionEnd), StateEnded),
 		}},
-		{"permission request is approval", RuntimeClaude, []step{
+		{"permission request is approval", "claude", []step{
 			apply(0, ev(KindPrompt), StatePrompting),
 			apply(1*sec, ev(KindToolStart, tool("Bash")), StateWorking),
 			apply(1100*ms, ev(KindPermission, tool("Bash")), StateApproval),
 			apply(5*sec, ev(KindToolEnd, tool("Bash")), StateWorking),
 		}},
-		{"AskUserQuestion is input", RuntimeClaude, []step{
+		{"AskUserQuestion is input", "claude", []step{
 			apply(0, ev(KindToolStart, tool("AskUserQuestion")), StateWorking),
 			apply(100*ms, ev(KindPermission, tool("AskUserQuestion")), StateInput),
 			apply(9*sec, ev(KindToolEnd, tool("AskUserQuestion")), StateWorking),
 		}},
-		{"ExitPlanMode is input", RuntimeClaude, []step{
+		{"ExitPlanMode is input", "claude", []step{
 			apply(0, ev(KindPermission, tool("ExitPlanMode")), StateInput),
 		}},
-		{"EnterPlanMode is input", RuntimeClaude, []step{
+		{"EnterPlanMode is input", "claude", []step{
 			apply(0, ev(KindPermission, tool("EnterPlanMode")), StateInput),
 		}},
-		{"a tool end after Stop is a straggler", RuntimeClaude, []step{
+		{"a tool end after Stop is a straggler", "claude", []step{
 			apply(0, ev(KindStop), StateWaiting),
 			apply(1*sec, ev(KindToolEnd, tool("Bash")), StateWaiting),
 		}},
-		{"codex Interrupt (Esc on the approval) is waiting", RuntimeCodex, []step{
+		{"codex Interrupt (Esc on the approval) is waiting", "codex", []step{
 			apply(0, ev(KindToolStart, tool("Bash")), StateWorking),
 			apply(100*ms, ev(KindPermission, tool("Bash")), StateApproval),
 			apply(2*sec, ev(KindInterrupt), StateWaiting),
 		}},
-		{"codex notify turn complete is waiting", RuntimeCodex, []step{
+		{"codex notify turn complete is waiting", "codex", []step{
 			apply(0, ev(KindPrompt), StatePrompting),
 			apply(1*sec, ev(KindTurnComplete), StateWaiting),
 		}},
-		{"opencode busy: idle/waiting → working, prompting stays", RuntimeOpenCode, []step{
+		{"opencode busy: idle/waiting → working, prompting stays", "opencode", []step{
 			apply(0, ev(KindSessionStart), StateIdle),
 			apply(1*sec, ev(KindBusy), StateWorking),
 			apply(2*sec, ev(KindStop), StateWaiting), // session.status idle
@@ -66,11 +66,11 @@ func TestTransitions(t *testing.T) {
 			apply(6*sec, ev(KindReplied), StateWorking),
 			apply(7*sec, ev(KindStop), StateWaiting),
 		}},
-		{"opencode question.asked is input", RuntimeOpenCode, []step{
+		{"opencode question.asked is input", "opencode", []step{
 			apply(0, ev(KindQuestion), StateInput),
 			apply(5*sec, ev(KindReplied), StateWorking),
 		}},
-		{"cursor: prompt, afterAgentResponse is waiting not working", RuntimeCursor, []step{
+		{"cursor: prompt, afterAgentResponse is waiting not working", "cursor", []step{
 			apply(0, ev(KindPrompt), StatePrompting),
 			apply(1*sec, ev(KindBusy), StatePrompting),
 			apply(2*sec, ev(KindToolStart, tool("Shell")), StateWorking),
@@ -78,7 +78,7 @@ func TestTransitions(t *testing.T) {
 			apply(4*sec, ev(KindTurnComplete), StateWaiting),
 			apply(4100*ms, ev(KindStop), StateWaiting),
 		}},
-		{"kimi: PermissionResult answers; Stop of a subagent is not the session's", RuntimeKimi, []step{
+		{"kimi: PermissionResult answers; Stop of a subagent is not the session's", "kimi", []step{
 			apply(0, ev(KindPrompt), StatePrompting),
 			apply(1*sec, ev(KindToolStart, tool("Agent"), toolID("a1")), StateWorking),
 			apply(1100*ms, ev(KindSubagentStart), StateWorking),
@@ -91,15 +91,15 @@ func TestTransitions(t *testing.T) {
 			apply(2400*ms, ev(KindToolEnd, tool("Agent"), toolID("a1")), StateWorking),
 			apply(2500*ms, ev(KindStop), StateWaiting),
 		}},
-		{"claude Stop is the session's even while a subagent runs", RuntimeClaude, []step{
+		{"claude Stop is the session's even while a subagent runs", "claude", []step{
 			apply(0, ev(KindSubagentStart), StateIdle),
 			apply(1*sec, ev(KindStop), StateWaiting),
 		}},
-		{"steering a running turn changes nothing", RuntimeKimi, []step{
+		{"steering a running turn changes nothing", "kimi", []step{
 			apply(0, ev(KindToolStart, tool("Bash")), StateWorking),
 			apply(1*sec, ev(KindPrompt, steer()), StateWorking),
 		}},
-		{"pi gate: permission_asked / permission_decided", RuntimePi, []step{
+		{"pi gate: permission_asked / permission_decided", "pi", []step{
 			apply(0, ev(KindPrompt), StatePrompting),
 			apply(1*sec, ev(KindBusy), StatePrompting),
 			apply(2*sec, ev(KindToolStart, tool("bash"), toolID("c1")), StateWorking),
@@ -109,22 +109,22 @@ func TestTransitions(t *testing.T) {
 			apply(3100*ms, ev(KindToolEnd, tool("bash"), toolID("c1")), StateWorking),
 			apply(4*sec, ev(KindStop), StateWaiting),
 		}},
-		{"ended: only a resume or live hooks bring it back", RuntimeClaude, []step{
+		{"ended: only a resume or live hooks bring it back", "claude", []step{
 			apply(0, ev(KindSessionEnd), StateEnded),
 			apply(1*sec, ev(KindStop), StateEnded),
 			apply(2*sec, ev(KindToolEnd, tool("Bash")), StateEnded),
 			apply(3*sec, ev(KindNotification, notif("permission_prompt")), StateEnded),
 			apply(4*sec, ev(KindSessionStart), StateIdle),
 		}},
-		{"ended then a prompt (http hooks send no SessionStart)", RuntimeClaude, []step{
+		{"ended then a prompt (http hooks send no SessionStart)", "claude", []step{
 			apply(0, ev(KindSessionEnd), StateEnded),
 			apply(1*sec, ev(KindPrompt), StatePrompting),
 		}},
-		{"SessionStart resets a stuck dialog", RuntimeClaude, []step{
+		{"SessionStart resets a stuck dialog", "claude", []step{
 			apply(0, ev(KindPermission, tool("Bash")), StateApproval),
 			apply(1*sec, ev(KindSessionStart), StateIdle),
 		}},
-		{"activity changes nothing", RuntimeClaude, []step{
+		{"activity changes nothing", "claude", []step{
 			apply(0, ev(KindPrompt), StatePrompting),
 			apply(1*sec, ev(KindActivity), StatePrompting),
 			apply(2*sec, ev(KindSubagentStop), StatePrompting),
@@ -149,7 +149,7 @@ func TestConnecting(t *testing.T) {
 		t.Run(rt+" 30 s", func(t *testing.T) {
 			m := NewMachine(withRules(Config{}), Options{Runtime: rt, Connecting: true}, t0)
 			want := StateConnecting // seed 000: only Claude Code and Codex time out
-			if rt == RuntimeClaude || rt == RuntimeCodex {
+			if rt == "claude" || rt == "codex" {
 				want = StateIdle
 				if d := m.NextDeadline(); !d.Equal(at(30 * sec)) {
 					t.Fatalf("NextDeadline %v, want 30s", d.Sub(t0))
@@ -164,11 +164,11 @@ func TestConnecting(t *testing.T) {
 		})
 	}
 	t.Run("a prompt straight from connecting", func(t *testing.T) {
-		m := NewMachine(withRules(Config{}), Options{Runtime: RuntimeCodex, Connecting: true}, t0)
+		m := NewMachine(withRules(Config{}), Options{Runtime: "codex", Connecting: true}, t0)
 		run(t, m, []step{apply(5*sec, ev(KindSessionStart), StateIdle), apply(5*sec, ev(KindPrompt), StatePrompting)})
 	})
 	t.Run("restart: the old process's SessionEnd does not end it", func(t *testing.T) {
-		m := newMachine(RuntimeClaude, Config{})
+		m := newMachine("claude", Config{})
 		run(t, m, []step{apply(0, ev(KindStop), StateWaiting)})
 		m.MarkConnecting(at(10 * sec))
 		run(t, m, []step{
@@ -177,7 +177,7 @@ func TestConnecting(t *testing.T) {
 		})
 	})
 	t.Run("restart: a dead new process ends it", func(t *testing.T) {
-		m := NewMachine(withRules(Config{}), Options{Runtime: RuntimeClaude, Connecting: true}, t0)
+		m := NewMachine(withRules(Config{}), Options{Runtime: "claude", Connecting: true}, t0)
 		run(t, m, []step{tick(15*sec, Facts{Process: ProcessGone}, StateEnded)})
 	})
 }
@@ -271,13 +271,13 @@ func TestCorrections(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			run(t, newMachine(RuntimeClaude, Config{}), c.steps)
+			run(t, newMachine("claude", Config{}), c.steps)
 		})
 	}
 }
 
 func TestAsleep(t *testing.T) {
-	m := newMachine(RuntimeClaude, Config{})
+	m := newMachine("claude", Config{})
 	run(t, m, []step{apply(0, ev(KindStop), StateWaiting), tick(5*minute, none, StateIdle)})
 	if !m.MarkAsleep(at(20 * minute)) {
 		t.Fatal("MarkAsleep reported no change")
@@ -298,7 +298,7 @@ func TestConfigOverrides(t *testing.T) {
 	cfg := Config{PromptingQuiet: 10 * sec, WaitingIdle: minute, DialogIdle: 2 * minute,
 		WorkingIdle: 3 * minute, ConnectingIdle: 5 * sec,
 		ToolTimeouts: map[string]time.Duration{"bash": 20 * sec, "read": 0}}
-	run(t, newMachine(RuntimeClaude, cfg), []step{
+	run(t, newMachine("claude", cfg), []step{
 		apply(0, ev(KindPrompt), StatePrompting),
 		tick(10*sec, none, StateWaiting),
 		tick(70*sec, none, StateIdle),
@@ -309,14 +309,14 @@ func TestConfigOverrides(t *testing.T) {
 		tick(3*minute+20*sec, none, StateApproval),
 		tick(5*minute+20*sec, none, StateIdle),
 	})
-	m := NewMachine(withRules(cfg), Options{Runtime: RuntimeCodex, Connecting: true}, t0)
+	m := NewMachine(withRules(cfg), Options{Runtime: "codex", Connecting: true}, t0)
 	run(t, m, []step{tick(5*sec, none, StateIdle)})
 }
 
 // TestStaleEvents: hook processes run concurrently, so a payload stamped
 // before the current state's cause can arrive after it.
 func TestStaleEvents(t *testing.T) {
-	run(t, newMachine(RuntimeClaude, Config{}), []step{
+	run(t, newMachine("claude", Config{}), []step{
 		apply(10*sec, ev(KindToolStart, tool("Bash"), toolID("t1"), stamped(10*sec)), StateWorking),
 		apply(12*sec, ev(KindStop, stamped(12*sec)), StateWaiting),
 		apply(12*sec+50*ms, ev(KindToolEnd, tool("Bash"), toolID("t1"), stamped(11*sec)), StateWaiting),
@@ -324,7 +324,7 @@ func TestStaleEvents(t *testing.T) {
 		apply(13*sec, ev(KindPrompt, stamped(13*sec)), StatePrompting),
 	})
 	// A correction does not make a hook stamped just before it stale.
-	run(t, newMachine(RuntimeClaude, Config{}), []step{
+	run(t, newMachine("claude", Config{}), []step{
 		apply(0, ev(KindPrompt, stamped(0)), StatePrompting),
 		tick(30*sec, none, StateWaiting),
 		apply(30*sec+100*ms, ev(KindToolStart, tool("Read"), stamped(29900*ms)), StateWorking),

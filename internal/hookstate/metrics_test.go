@@ -7,7 +7,7 @@ import (
 )
 
 func TestMetrics(t *testing.T) {
-	m := newMachine(RuntimeClaude, Config{})
+	m := newMachine("claude", Config{})
 	if got := m.Metrics(); got.HookLatency.Valid() || got.Detection.Valid() || got.PermissionResponse.Valid() {
 		t.Fatalf("fresh metrics %+v", got)
 	}
@@ -42,7 +42,7 @@ func TestMetrics(t *testing.T) {
 }
 
 func TestMetricsInferred(t *testing.T) {
-	m := newMachine(RuntimeCodex, Config{})
+	m := newMachine("codex", Config{})
 	m.Apply(ev(KindToolStart, tool("Bash")), at(0))
 	m.Tick(at(8*sec+500*ms), Facts{}) // inference due at 8 s, noticed 0.5 s late
 	if d := m.Metrics().Detection; d.Last != 500*ms {

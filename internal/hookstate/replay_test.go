@@ -191,7 +191,7 @@ func checkSequences(t *testing.T, r *replayer, want map[string]string) {
 // the same with a PermissionRequest hook deciding, then two
 // AskUserQuestion turns answered by the hook.
 func TestReplayClaude(t *testing.T) {
-	r := newReplayer(t, RuntimeClaude, Config{}, time.Second)
+	r := newReplayer(t, "claude", Config{}, time.Second)
 	r.feed(fixtureLines(t, "claude-2.1.328", "hooks.log"))
 	checkSequences(t, r, map[string]string{
 		"14d07547": `idle prompting waiting
@@ -223,7 +223,7 @@ func TestReplayClaudeInferenceOnly(t *testing.T) {
 			lines = append(lines, l)
 		}
 	}
-	r := newReplayer(t, RuntimeClaude, Config{Density: DensityLow}, 10*time.Second)
+	r := newReplayer(t, "claude", Config{Density: DensityLow}, 10*time.Second)
 	r.feed(lines)
 	checkSequences(t, r, map[string]string{
 		"14d07547": `idle prompting waiting
@@ -242,7 +242,7 @@ func TestReplayClaudeInferenceOnly(t *testing.T) {
 // TestReplayClaudeSlow spaces the full log 10 s apart: the inferred dialog
 // comes first and the real PermissionRequest confirms it, with no flicker.
 func TestReplayClaudeSlow(t *testing.T) {
-	r := newReplayer(t, RuntimeClaude, Config{Density: DensityHigh}, 10*time.Second)
+	r := newReplayer(t, "claude", Config{Density: DensityHigh}, 10*time.Second)
 	r.feed(fixtureLines(t, "claude-2.1.328", "hooks.log"))
 	checkSequences(t, r, map[string]string{
 		"14d07547": `idle prompting waiting
@@ -261,7 +261,7 @@ func TestReplayClaudeSlow(t *testing.T) {
 func TestReplayCodex(t *testing.T) {
 	lines := append(fixtureLines(t, "codex-0.169.0", "hooks.log"), fixtureLines(t, "codex-0.169.0", "notify.log")...)
 	slices.SortStableFunc(lines, func(a, b recordedLine) int { return a.at.Compare(b.at) })
-	r := newReplayer(t, RuntimeCodex, Config{}, 0)
+	r := newReplayer(t, "codex", Config{}, 0)
 	r.feed(lines)
 	checkSequences(t, r, map[string]string{
 		// codex exec (bypassPermissions), then `codex exec resume`.
@@ -298,7 +298,7 @@ func TestReplayCodex(t *testing.T) {
 
 // TestReplayKimi feeds kimi-code-2.1.0/hooks.log with its timestamps.
 func TestReplayKimi(t *testing.T) {
-	r := newReplayer(t, RuntimeKimi, Config{}, 0)
+	r := newReplayer(t, "kimi", Config{}, 0)
 	r.feed(fixtureLines(t, "kimi-code-2.1.0", "hooks.log"))
 	checkSequences(t, r, map[string]string{
 		// kimi -p runs (auto mode, no dialogs); -c and -S resume them.
@@ -343,7 +343,7 @@ func TestReplayKimiKilled(t *testing.T) {
 			after = append(after, l)
 		}
 	}
-	r := newReplayer(t, RuntimeKimi, Config{}, 0)
+	r := newReplayer(t, "kimi", Config{}, 0)
 	r.feed(before)
 	k := keyWithPrefix(t, r, "session_07c807cc")
 	if s := r.tracker.Get(k).State(); s != StateApproval {
@@ -360,7 +360,7 @@ func TestReplayKimiKilled(t *testing.T) {
 // TestReplayOpenCode feeds opencode-1.18.33/plugin-events.log (timestamps
 // from the records).
 func TestReplayOpenCode(t *testing.T) {
-	r := newReplayer(t, RuntimeOpenCode, Config{}, 0)
+	r := newReplayer(t, "opencode", Config{}, 0)
 	r.feed(fixtureLines(t, "opencode-1.18.33", "plugin-events.log"))
 	checkSequences(t, r, map[string]string{
 		// opencode run (a plain turn), opencode run RUN (auto-rejected).
@@ -388,7 +388,7 @@ func TestReplayOpenCode(t *testing.T) {
 // TestReplayPi feeds pi-0.73.1/extension-events.log (timestamps from the
 // records; the permission gate's records included).
 func TestReplayPi(t *testing.T) {
-	r := newReplayer(t, RuntimePi, Config{}, 0)
+	r := newReplayer(t, "pi", Config{}, 0)
 	r.feed(fixtureLines(t, "pi-0.73.1", "extension-events.log"))
 	checkSequences(t, r, map[string]string{
 		// pi -p, then `pi --session 01a22861-8754`: approved.

@@ -12,8 +12,8 @@ import (
 
 func TestTracker(t *testing.T) {
 	tr := NewTracker(withRules(Config{}))
-	a := session.Key{Runtime: RuntimeClaude, ID: "a"}
-	b := session.Key{Runtime: RuntimeCodex, ID: "b"}
+	a := session.Key{Runtime: "claude", ID: "a"}
+	b := session.Key{Runtime: "codex", ID: "b"}
 
 	// Stop, SessionEnd, turn completions and subagent events of unknown
 	// sessions are ignored.
@@ -26,7 +26,7 @@ func TestTracker(t *testing.T) {
 	if _, tracked := tr.Apply(a, ev(KindToolStart, tool("Bash"), agent("sub")), at(0)); tracked {
 		t.Error("a subagent's event opened a session")
 	}
-	if _, tracked := tr.Apply(session.Key{Runtime: RuntimeClaude}, ev(KindPrompt), at(0)); tracked {
+	if _, tracked := tr.Apply(session.Key{Runtime: "claude"}, ev(KindPrompt), at(0)); tracked {
 		t.Error("an event without a session id opened a session")
 	}
 	if tr.Len() != 0 {
@@ -37,7 +37,7 @@ func TestTracker(t *testing.T) {
 	if changed, tracked := tr.Apply(a, ev(KindSessionStart), at(0)); !changed || !tracked {
 		t.Fatal("SessionStart did not open a session")
 	}
-	if changed, tracked := tr.Apply(b, ev(KindPrompt, onRuntime(RuntimeCodex)), at(1*sec)); !changed || !tracked {
+	if changed, tracked := tr.Apply(b, ev(KindPrompt, onRuntime("codex")), at(1*sec)); !changed || !tracked {
 		t.Fatal("a prompt did not open a session")
 	}
 	if got := tr.Get(b).State(); got != StatePrompting {
@@ -65,12 +65,12 @@ func TestTracker(t *testing.T) {
 	}
 
 	// A hosted terminal: connecting under a provisional key, then rekeyed.
-	term := session.Key{Runtime: RuntimeClaude, ID: "term-1"}
+	term := session.Key{Runtime: "claude", ID: "term-1"}
 	m := tr.Host(term, at(50*sec))
 	if m.State() != StateConnecting {
 		t.Fatalf("hosted %s", m.State())
 	}
-	sid := session.Key{Runtime: RuntimeClaude, ID: "c"}
+	sid := session.Key{Runtime: "claude", ID: "c"}
 	if tr.Rekey(term, a) {
 		t.Fatal("Rekey onto a taken key")
 	}
@@ -95,7 +95,7 @@ func TestTracker(t *testing.T) {
 }
 
 func TestSnapshotRestore(t *testing.T) {
-	m := newMachine(RuntimeClaude, Config{})
+	m := newMachine("claude", Config{})
 	m.Apply(ev(KindStop), at(1*sec))
 	m.Apply(ev(KindPrompt, mode("acceptEdits")), at(2*sec))
 	m.Apply(ev(KindToolStart, tool("AskUserQuestion"), toolID("q1")), at(3*sec))
@@ -119,7 +119,7 @@ func TestSnapshotRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.State() != StateInput || !r.Since().Equal(at(4*sec)) || r.Attention() != AttentionAnswer ||
-		r.PermissionMode() != "acceptEdits" || r.Runtime() != RuntimeClaude {
+		r.PermissionMode() != "acceptEdits" || r.Runtime() != "claude" {
 		t.Fatalf("restored %s since %v attention %q", r.State(), r.Since().Sub(t0), r.Attention())
 	}
 	if d, open := r.Dialog(); !open || d.Tool != "AskUserQuestion" || d.ToolUseID != "q1" || d.Summary != "Which color?" {
@@ -135,7 +135,7 @@ func TestSnapshotRestore(t *testing.T) {
 		t.Fatal("unknown state restored")
 	}
 	// An approval snapshot without its dialog still has one.
-	r, _ = Restore(withRules(Config{}), Snapshot{Runtime: RuntimeCodex, State: StateApproval, Since: t0})
+	r, _ = Restore(withRules(Config{}), Snapshot{Runtime: "codex", State: StateApproval, Since: t0})
 	if _, open := r.Dialog(); !open {
 		t.Fatal("approval without a dialog")
 	}

@@ -26,6 +26,7 @@ func Agent() agent.Agent {
 		// It may fire nothing until the first prompt, and shows
 		// permission dialogs its hooks may not announce.
 		HookRules: hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
+		Decisions: decisions(),
 		Launch:    Launch(),
 	}
 }

@@ -20,6 +20,8 @@ func Agent() agent.Agent {
 		},
 		DecodeHook:       decodeCursor,
 		HookRules:        hookstate.Rules{InferPermissions: true},
+		Decisions:        decisions(),
+		HoldFlag:         &agent.HoldFlag{Name: "codex-hold"}, // held as long as a Codex prompt
 		Launch:           Launch(),
 		HoldsHistoryOpen: true, // a chat's store.db
 	}

@@ -19,6 +19,7 @@ func Agent() agent.Agent {
 		},
 		DecodeHook: decodeOpenCode,
 		HookRules:  hookstate.Rules{InferPermissions: true},
+		Decisions:  decisions(),
 		Launch:     Launch(),
 	}
 }

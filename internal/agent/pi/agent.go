@@ -31,6 +31,8 @@ func Agent() agent.Agent {
 		// paddock's extension reports), so timers would only produce
 		// false approvals: no inference.
 		HookRules: hookstate.Rules{},
+		Decisions: decisions(),
+		HoldFlag:  &agent.HoldFlag{Name: "pi-hold", Usage: "gate Pi's tool calls (bash, edit, write, …) through the phone, each waiting at most this long before Pi goes on (0, the default: off; at most 10m)"},
 		Launch:    Launch(),
 	}
 }

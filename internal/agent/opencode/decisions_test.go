@@ -1,15 +1,19 @@
-package approvals
+package opencode
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"paddock/internal/approvals"
 	"paddock/internal/hookstate"
 	"paddock/internal/pending"
 )
@@ -91,7 +95,7 @@ func TestOpenCodeAnswersThroughItsServer(t *testing.T) {
 			ev, payload, id := openCodeEvent(t, "permission.asked", srv.URL+"/")
 			oc.pending = []string{id}
 			b := pending.New(pending.Options{})
-			s := New(Options{Broker: b})
+			s := newService(b)
 			go s.Run(t.Context())
 			if _, _, held := s.Hold(t.Context(), ev, payload); held {
 				t.Fatal("an OpenCode event held its relay")
@@ -130,7 +134,7 @@ func TestOpenCodeDeskAndUnlistedRequests(t *testing.T) {
 	srv := httptest.NewServer(oc)
 	defer srv.Close()
 	b := pending.New(pending.Options{})
-	s := New(Options{Broker: b})
+	s := newService(b)
 	go s.Run(t.Context())
 
 	// A request its server does not list is never offered.
@@ -224,7 +228,7 @@ func TestOpenCodeMultiSelectReply(t *testing.T) {
 			}
 			payload, _ = json.Marshal(m)
 			b := pending.New(pending.Options{})
-			s := New(Options{Broker: b})
+			s := newService(b)
 			go s.Run(t.Context())
 			s.Hold(t.Context(), ev, payload)
 			var it pending.Item
@@ -275,7 +279,7 @@ func TestOpenCodeQuestionThroughItsServer(t *testing.T) {
 		ev, payload, id := openCodeEvent(t, "question.asked", srv.URL+"/")
 		oc.pending = []string{id}
 		b := pending.New(pending.Options{})
-		s := New(Options{Broker: b})
+		s := newService(b)
 		go s.Run(t.Context())
 		s.Hold(t.Context(), ev, payload)
 		var it pending.Item
@@ -310,4 +314,40 @@ func TestOpenCodeQuestionThroughItsServer(t *testing.T) {
 			t.Fatalf("no reply for %s", tc.d.Verb)
 		}
 	}
+}
+
+// newService is the decision holder with OpenCode's policy, as serve
+// builds it.
+func newService(b approvals.Broker) *approvals.Service {
+	return approvals.New(approvals.Options{Broker: b, Policies: map[string]approvals.Policy{runtimeName: decisions()}})
+}
+
+// decode reads a payload with OpenCode's decoder.
+var decode = hookstate.Decoders{runtimeName: decodeOpenCode}.Decode
+
+// recorded returns the payloads of one event from a recording of the real
+// CLI (testdata/<cli>/hooks.jsonl, written by the proving ground).
+func recorded(t *testing.T, cli, event string) [][]byte {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "..", "testdata", cli, "hooks.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var line struct {
+			Event   string          `json:"event"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Event == event {
+			out = append(out, line.Payload)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s in the %s recording", event, cli)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package approvals
+package opencode
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"paddock/internal/approvals"
 	"paddock/internal/hookstate"
 	"paddock/internal/pending"
 	"paddock/internal/session"
@@ -28,6 +29,8 @@ import (
 // openCodeHold bounds an OpenCode item: OpenCode waits for ever, the card
 // should not.
 const openCodeHold = time.Hour
+
+func decisions() approvals.Policy { return approvals.Policy{Observe: observe} }
 
 // openCodeAsk is the plugin's report of a permission or question request.
 type openCodeAsk struct {
@@ -56,9 +59,9 @@ type openCodeAsk struct {
 	} `json:"event"`
 }
 
-// openCode handles OpenCode's plugin events: asks open items (watched by
-// a goroutine of Run), replies at the desk release them.
-func (s *Service) openCode(ctx context.Context, ev hookstate.Event, payload []byte) {
+// observe handles OpenCode's plugin events: asks open items (watched on
+// one of the Service's goroutines), replies at the desk release them.
+func observe(ctx context.Context, ev hookstate.Event, payload []byte, h approvals.Host) {
 	var a openCodeAsk
 	if json.Unmarshal(payload, &a) != nil {
 		return
@@ -67,41 +70,39 @@ func (s *Service) openCode(ctx context.Context, ev hookstate.Event, payload []by
 	switch a.Event.Type {
 	case "permission.replied", "question.replied", "question.rejected":
 		if p.RequestID != "" && p.SessionID != "" {
-			k := session.Key{Runtime: hookstate.RuntimeOpenCode, ID: p.SessionID}
-			if got := s.o.Broker.ReleaseSession(ctx, k, p.RequestID, pending.Desk, "desk"); len(got) > 0 {
-				s.log.Info("answered at the desk", "session", k.String(), "request", p.RequestID)
+			k := session.Key{Runtime: runtimeName, ID: p.SessionID}
+			if got := h.Broker.ReleaseSession(ctx, k, p.RequestID, pending.Desk, "desk"); len(got) > 0 {
+				h.Log.Info("answered at the desk", "session", k.String(), "request", p.RequestID)
 			}
 		}
 	case "permission.asked", "question.asked":
 		base, err := loopbackURL(a.ServerURL)
 		if err != nil || p.ID == "" || p.SessionID == "" {
-			s.log.Debug("OpenCode request not offered: no server paddock can answer through", "request", p.ID, "error", err)
+			h.Log.Debug("OpenCode request not offered: no server paddock can answer through", "request", p.ID, "error", err)
 			return
 		}
-		select {
-		case s.jobs <- func(ctx context.Context) { s.watchOpenCode(ctx, base, a) }:
-		default:
-			s.log.Warn("OpenCode request not offered: too many at once", "request", p.ID)
+		if !h.Go(func(ctx context.Context) { watch(ctx, h, base, a) }) {
+			h.Log.Warn("OpenCode request not offered: too many at once", "request", p.ID)
 		}
 	}
 }
 
-// watchOpenCode offers one OpenCode request on the phone and sends the
-// answer to the TUI's server. It first checks that the server lists the
-// request: an answer that cannot land is never offered.
-func (s *Service) watchOpenCode(ctx context.Context, base *url.URL, a openCodeAsk) {
+// watch offers one OpenCode request on the phone and sends the answer to
+// the TUI's server. It first checks that the server lists the request: an
+// answer that cannot land is never offered.
+func watch(ctx context.Context, h approvals.Host, base *url.URL, a openCodeAsk) {
 	p := a.Event.Properties
 	question := a.Event.Type == "question.asked"
 	list := "/permission"
 	if question {
 		list = "/question"
 	}
-	if ok, err := s.serverLists(ctx, base, list, p.ID); !ok {
-		s.log.Info("OpenCode request not offered: its server does not list it", "request", p.ID, "error", err)
+	if ok, err := serverLists(ctx, base, list, p.ID); !ok {
+		h.Log.Info("OpenCode request not offered: its server does not list it", "request", p.ID, "error", err)
 		return
 	}
-	now := s.o.Now()
-	it := pending.Item{Kind: pending.KindApproval, Key: session.Key{Runtime: hookstate.RuntimeOpenCode, ID: p.SessionID},
+	now := h.Now()
+	it := pending.Item{Kind: pending.KindApproval, Key: session.Key{Runtime: runtimeName, ID: p.SessionID},
 		Tool: p.Permission, ToolUseID: p.ID, Created: now, Expires: now.Add(openCodeHold)}
 	if question {
 		it.Kind, it.Tool, it.Can, it.FreeText = pending.KindQuestion, "question", []string{pending.VerbAnswer, pending.VerbDeny}, true
@@ -128,9 +129,9 @@ func (s *Service) watchOpenCode(ctx context.Context, base *url.URL, a openCodeAs
 		}
 		it.Input, _ = json.Marshal(in)
 	}
-	it, outcome, err := s.o.Broker.Open(ctx, it)
+	it, outcome, err := h.Broker.Open(ctx, it)
 	if err != nil {
-		s.log.Warn("OpenCode request not offered", "request", p.ID, "error", err)
+		h.Log.Warn("OpenCode request not offered", "request", p.ID, "error", err)
 		return
 	}
 	var out pending.Outcome
@@ -168,11 +169,11 @@ func (s *Service) watchOpenCode(ctx context.Context, base *url.URL, a openCodeAs
 	default:
 		return // answered in the TUI, expired: nothing to send
 	}
-	if err := s.post(ctx, base, path, body); err != nil {
-		s.log.Warn("OpenCode did not take the answer", "request", p.ID, "resolution", out.Item.Resolution, "error", err)
+	if err := post(ctx, base, path, body); err != nil {
+		h.Log.Warn("OpenCode did not take the answer", "request", p.ID, "resolution", out.Item.Resolution, "error", err)
 		return
 	}
-	s.log.Info("decision sent to OpenCode", "item", it.ID, "request", p.ID, "resolution", out.Item.Resolution)
+	h.Log.Info("decision sent to OpenCode", "item", it.ID, "request", p.ID, "resolution", out.Item.Resolution)
 }
 
 // loopbackURL accepts only an http URL on a loopback address: the URL
@@ -200,7 +201,7 @@ var openCodeClient = &http.Client{
 }
 
 // serverLists reports whether GET base+path lists an object with id.
-func (s *Service) serverLists(ctx context.Context, base *url.URL, path, id string) (bool, error) {
+func serverLists(ctx context.Context, base *url.URL, path, id string) (bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base.String()+path, nil)
 	if err != nil {
 		return false, err
@@ -227,7 +228,7 @@ func (s *Service) serverLists(ctx context.Context, base *url.URL, path, id strin
 	return false, nil
 }
 
-func (s *Service) post(ctx context.Context, base *url.URL, path string, body any) error {
+func post(ctx context.Context, base *url.URL, path string, body any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err

@@ -1,0 +1,4 @@
+package approvals
+
+// SameJSON is sameJSON, for the external tests.
+var SameJSON = sameJSON
