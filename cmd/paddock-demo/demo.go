@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/agentenv"
 	"paddock/internal/hookinstall"
 	"paddock/internal/mockmodel"
@@ -150,7 +151,7 @@ func (d *demo) installHooks(bin string, sessions []*started) {
 			runtimes = append(runtimes, string(s.CLI))
 		}
 	}
-	opts := hookinstall.Options{Binary: bin, DataDir: d.data, Home: d.home, Env: func(k string) string { return env[k] }}
+	opts := hookinstall.Options{Specs: registry.Default().InstallSpecs(), Binary: bin, DataDir: d.data, Home: d.home, Env: func(k string) string { return env[k] }}
 	res, err := hookinstall.Install(opts, runtimes, false)
 	for _, r := range res {
 		fmt.Fprintln(d.log, "paddock-demo: hooks:", r.Summary())

@@ -158,7 +158,7 @@ func offerHookInstall(w io.Writer, cfg config.Config, getenv func(string) string
 	if err != nil {
 		return
 	}
-	sts, _ := hookinstall.Status(hookinstall.Options{Binary: bin, DataDir: cfg.DataDir, Env: getenv}, nil)
+	sts, _ := hookinstall.Status(hookinstall.Options{Specs: registry.Default().InstallSpecs(), Binary: bin, DataDir: cfg.DataDir, Env: getenv}, nil)
 	agents := false
 	for _, s := range sts {
 		if s.Ours > 0 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/config"
 	"paddock/internal/hookinstall"
 	"paddock/internal/hookintake"
@@ -32,10 +33,11 @@ func cmdHooks(_ context.Context, args []string, stdout, stderr io.Writer, getenv
 	if err != nil {
 		return err
 	}
+	agents := registry.Default()
 	fs := flag.NewFlagSet("paddock hooks "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var runtimes hostList // a comma-separated, repeatable list
-	fs.Var(&runtimes, "runtime", "agent: "+strings.Join(hookinstall.Names(), ", ")+" or all (repeatable, comma-separated; default: every agent installed here)")
+	fs.Var(&runtimes, "runtime", "agent: "+strings.Join(agents.Names(), ", ")+" or all (repeatable, comma-separated; default: every agent installed here)")
 	dryRun := false
 	if sub != "status" {
 		fs.BoolVar(&dryRun, "dry-run", false, "show what would change, as a diff, and write nothing")
@@ -53,7 +55,7 @@ func cmdHooks(_ context.Context, args []string, stdout, stderr io.Writer, getenv
 	if cfg.DataDir, err = filepath.Abs(cfg.DataDir); err != nil {
 		return err
 	}
-	opts := hookinstall.Options{Binary: *binary, DataDir: cfg.DataDir, Env: getenv}
+	opts := hookinstall.Options{Specs: agents.InstallSpecs(), Binary: *binary, DataDir: cfg.DataDir, Env: getenv}
 	if opts.Binary == "" {
 		if opts.Binary, err = os.Executable(); err != nil {
 			return fmt.Errorf("cannot tell where this paddock binary is (%v); pass --binary", err)
@@ -92,15 +94,15 @@ func cmdHooks(_ context.Context, args []string, stdout, stderr io.Writer, getenv
 	if res == nil && err != nil {
 		return err
 	}
-	printHookResults(stdout, res, mask)
+	printHookResults(stdout, res, agents.Names(), mask)
 	if err != nil {
 		return errors.New("some agents were not changed (see above)")
 	}
 	return nil
 }
 
-// claudeHTTPOptions fills the listener's port and the secret for Claude's
-// http hooks. Only a real install creates the secret; a dry run or status
+// claudeHTTPOptions fills the listener's port and the secret for http
+// hooks (Claude Code's, the agent that has them). Only a real install creates the secret; a dry run or status
 // reads it, or shows a placeholder.
 func claudeHTTPOptions(o *hookinstall.Options, cfg config.Config, create bool) error {
 	addr, err := hookintake.LoopbackAddr(cfg.HookAddr)
@@ -111,7 +113,7 @@ func claudeHTTPOptions(o *hookinstall.Options, cfg config.Config, create bool) e
 	if err != nil || port == 0 || host != "127.0.0.1" {
 		return errors.New("--claude-http needs the hook listener on 127.0.0.1 and a fixed port (--hook-addr 127.0.0.1:PORT, as paddock serve uses)")
 	}
-	o.ClaudeHTTP, o.HookPort = true, port
+	o.HTTPHooks, o.HookPort = true, port
 	if create {
 		if err := config.EnsureDataDir(cfg.DataDir); err != nil {
 			return err
@@ -125,9 +127,9 @@ func claudeHTTPOptions(o *hookinstall.Options, cfg config.Config, create bool) e
 	return nil
 }
 
-func printHookResults(w io.Writer, res []hookinstall.Result, mask func(string) string) {
+func printHookResults(w io.Writer, res []hookinstall.Result, names []string, mask func(string) string) {
 	if len(res) == 0 {
-		fmt.Fprintln(w, "No agent found: paddock hooks into "+strings.Join(hookinstall.Names(), ", ")+" (give --runtime to name one).")
+		fmt.Fprintln(w, "No agent found: paddock hooks into "+strings.Join(names, ", ")+" (give --runtime to name one).")
 		return
 	}
 	for _, r := range res {

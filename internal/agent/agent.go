@@ -26,6 +26,7 @@ import (
 
 	"paddock/internal/approvals"
 	"paddock/internal/catalog"
+	"paddock/internal/hookinstall"
 	"paddock/internal/hookstate"
 	"paddock/internal/launch"
 	"paddock/internal/procscan"
@@ -68,6 +69,11 @@ type Agent struct {
 	// may share a flag by naming the same one; the first one listed gives
 	// its usage.
 	HoldFlag *HoldFlag
+
+	// Install is how `paddock hooks install` hooks it up: its config
+	// directory and the files paddock edits there. Zero (no Dir): paddock
+	// cannot install hooks into it.
+	Install hookinstall.Spec
 
 	// HoldsHistoryOpen: its scanner binds a live process to its session by
 	// the history files the process holds open, so those files are part of
@@ -297,6 +303,20 @@ func (r *Registry) Holds(flags map[string]time.Duration) map[string]time.Duratio
 			if d, ok := flags[f.Name]; ok {
 				out[a.Name] = d
 			}
+		}
+	}
+	return out
+}
+
+// InstallSpecs are the hook-install specs of the agents that have one,
+// named after them.
+func (r *Registry) InstallSpecs() []hookinstall.Spec {
+	var out []hookinstall.Spec
+	for _, a := range r.list {
+		if a.Install.Dir != nil {
+			s := a.Install
+			s.Name, s.Title = a.Name, a.Product
+			out = append(out, s)
 		}
 	}
 	return out

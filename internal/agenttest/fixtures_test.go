@@ -20,6 +20,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/agentenv"
 	"paddock/internal/agenttest"
 	"paddock/internal/hookinstall"
@@ -219,7 +220,7 @@ exit 0
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		r.t.Fatal(err)
 	}
-	opts := hookinstall.Options{Binary: script, Home: r.setup.Home, Env: r.setup.Getenv}
+	opts := hookinstall.Options{Specs: registry.Default().InstallSpecs(), Binary: script, Home: r.setup.Home, Env: r.setup.Getenv}
 	res, err := hookinstall.Install(opts, []string{string(r.cli)}, false)
 	if err != nil || len(res) != 1 || !res[0].Changed {
 		r.t.Fatalf("installing the hook logger: %v %+v", err, res)

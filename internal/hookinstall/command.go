@@ -1,6 +1,8 @@
 package hookinstall
 
 import (
+	"paddock/internal/hookinstall/jsonedit"
+
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,8 +13,8 @@ import (
 // "<paddock> hook --runtime <r> [--data-dir <d>] <Event>".
 const relayMarker = " hook --runtime "
 
-// relayArgv is the relay's argv without the event.
-func (o *resolved) relayArgv(runtime string) []string {
+// RelayArgv is the relay's argv without the event.
+func (o *Env) RelayArgv(runtime string) []string {
 	a := []string{o.binary, "hook", "--runtime", runtime}
 	if o.dataDir != "" {
 		a = append(a, "--data-dir", o.dataDir)
@@ -20,10 +22,10 @@ func (o *resolved) relayArgv(runtime string) []string {
 	return a
 }
 
-// command is the shell command line for one event: the agents run hook
+// Command is the shell command line for one event: the agents run hook
 // commands through sh -c, so paths with spaces are quoted.
-func (o *resolved) command(runtime, event string) string {
-	a := append(o.relayArgv(runtime), event)
+func (o *Env) Command(runtime, event string) string {
+	a := append(o.RelayArgv(runtime), event)
 	q := make([]string, len(a))
 	for i, s := range a {
 		q[i] = shellQuote(s)
@@ -91,14 +93,14 @@ func shellWords(s string) []string {
 
 // isPaddockProgram says whether path names a paddock binary: any file whose
 // name starts with "paddock", or the binary these options install.
-func (o *resolved) isPaddockProgram(path string) bool {
+func (o *Env) isPaddockProgram(path string) bool {
 	base := filepath.Base(path)
 	return strings.HasPrefix(base, "paddock") || base == filepath.Base(o.binary)
 }
 
-// isOurCommand recognises a hook command paddock installed, whatever binary
+// IsOurCommand recognises a hook command paddock installed, whatever binary
 // path or data dir it was installed with.
-func (o *resolved) isOurCommand(cmd string) bool {
+func (o *Env) IsOurCommand(cmd string) bool {
 	i := strings.Index(cmd, relayMarker)
 	if i < 0 {
 		return false
@@ -107,8 +109,9 @@ func (o *resolved) isOurCommand(cmd string) bool {
 	return len(w) > 0 && o.isPaddockProgram(w[len(w)-1])
 }
 
-// isOurArgv recognises paddock's Codex notify program.
-func (o *resolved) isOurArgv(argv []string) bool {
+// IsOurArgv recognises paddock's relay given as an argv (Codex's notify
+// program).
+func (o *Env) IsOurArgv(argv []string) bool {
 	if len(argv) < 3 || !o.isPaddockProgram(argv[0]) {
 		return false
 	}
@@ -121,3 +124,25 @@ func (o *resolved) isOurArgv(argv []string) bool {
 }
 
 var ourHookURL = regexp.MustCompile(`^http://(127\.0\.0\.1|localhost|\[::1\]):[0-9]+/hook/`)
+
+// IsOurJSONHandler recognises paddock's handler objects: a command running
+// the relay, or an http hook to the loopback listener carrying paddock's
+// secret header.
+func (o *Env) IsOurJSONHandler(h *jsonedit.Node) bool {
+	if h == nil || h.Kind() != '{' {
+		return false
+	}
+	if cmd, ok := h.GetString("command"); ok && o.IsOurCommand(cmd) {
+		return true
+	}
+	if u, ok := h.GetString("url"); ok && ourHookURL.MatchString(u) {
+		if hd := h.Get("headers"); hd != nil && hd.Kind() == '{' {
+			for _, k := range hd.Keys() {
+				if strings.EqualFold(k, "X-Paddock-Secret") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

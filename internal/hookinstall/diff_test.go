@@ -1,8 +1,9 @@
-package hookinstall
+package hookinstall_test
 
 import (
 	"os"
 	"os/exec"
+	. "paddock/internal/hookinstall"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,7 +45,7 @@ func TestUnifiedDiff(t *testing.T) {
 		{"{\n}\n", "{\n  \"a\": 1\n}\n"},
 	}
 	for _, c := range cases {
-		d := unifiedDiff("f", []byte(c.a), []byte(c.b), true, true)
+		d := UnifiedDiff("f", []byte(c.a), []byte(c.b), true, true)
 		if !strings.HasPrefix(d, "--- f\n+++ f\n@@ ") {
 			t.Errorf("diff header: %q", d)
 		}
@@ -54,10 +55,10 @@ func TestUnifiedDiff(t *testing.T) {
 		}
 		applyDiffCheck(t, c.a, d, w)
 	}
-	if d := unifiedDiff("f", []byte("x\n"), nil, true, false); d != "--- f\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n" {
+	if d := UnifiedDiff("f", []byte("x\n"), nil, true, false); d != "--- f\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n" {
 		t.Errorf("deletion diff: %q", d)
 	}
-	if d := unifiedDiff("f", nil, []byte("x\n"), false, true); d != "--- /dev/null\n+++ f\n@@ -0,0 +1 @@\n+x\n" {
+	if d := UnifiedDiff("f", nil, []byte("x\n"), false, true); d != "--- /dev/null\n+++ f\n@@ -0,0 +1 @@\n+x\n" {
 		t.Errorf("creation diff: %q", d)
 	}
 }

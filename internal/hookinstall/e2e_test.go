@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/agent/registry"
 	"paddock/internal/agenttest"
 	"paddock/internal/hookinstall"
 	"paddock/internal/mockmodel"
@@ -100,7 +101,7 @@ func TestRealCLIsRunInstalledHooks(t *testing.T) {
 				env[k] = v
 			}
 			bin, log := fakeRelay(t)
-			opts := hookinstall.Options{Binary: bin, DataDir: filepath.Join(a.Home, "paddock-data"), Home: a.Home, Env: func(k string) string { return env[k] }}
+			opts := hookinstall.Options{Specs: registry.Default().InstallSpecs(), Binary: bin, DataDir: filepath.Join(a.Home, "paddock-data"), Home: a.Home, Env: func(k string) string { return env[k] }}
 			res, err := hookinstall.Install(opts, []string{c.runtime}, false)
 			if err != nil || len(res) != 1 || !res[0].Changed {
 				t.Fatalf("install: %v %+v", err, res)
@@ -206,7 +207,7 @@ max_context_size = 128000
 	}
 	bin, log := fakeRelay(t)
 	env := map[string]string{"KIMI_CODE_HOME": kimiHome}
-	opts := hookinstall.Options{Binary: bin, DataDir: filepath.Join(home, "paddock-data"), Home: home, Env: func(k string) string { return env[k] }}
+	opts := hookinstall.Options{Specs: registry.Default().InstallSpecs(), Binary: bin, DataDir: filepath.Join(home, "paddock-data"), Home: home, Env: func(k string) string { return env[k] }}
 	if _, err := hookinstall.Install(opts, []string{"kimi"}, false); err != nil {
 		t.Fatal(err)
 	}

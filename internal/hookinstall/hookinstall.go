@@ -11,27 +11,19 @@
 // stops or talks to an agent, and it writes no file outside the agents'
 // config directories.
 //
-// What paddock installs, per runtime:
-//
-//   - claude: ~/.claude/settings.json (or $CLAUDE_CONFIG_DIR), one matcher
-//     group per event, each running "<paddock> hook --runtime claude
-//     [--data-dir D] <Event>".
-//   - codex: ~/.codex/hooks.json (or $CODEX_HOME) in the same shape, and a
-//     top-level notify in config.toml unless another program has it.
-//   - cursor: ~/.cursor/hooks.json, one handler per event.
-//   - kimi: [[hooks]] tables at the end of ~/.kimi-code/config.toml (or
-//     $KIMI_CODE_HOME) between two marker comments.
-//   - opencode: the plugin plugin/paddock.js in ~/.config/opencode.
-//   - pi: the extension extensions/paddock.ts in ~/.pi/agent (or
-//     $PI_CODING_AGENT_DIR).
+// What paddock installs for each agent — which files, which events — is
+// that agent's Spec, in its own package (internal/agent/<name>): this
+// package is the engine (plan, diff, backup, atomic replace, status) and
+// the editors it offers them (jsonedit, tomlscan, whole files).
 //
 // Hooks run the relay command rather than posting to paddock's listener:
 // the relay reads the listener's secret from paddock's data dir (a 0600
 // file), so the secret is never written into an agent's config, which users
 // copy into dotfiles repositories and which the agent itself reads; the
 // relay also fails open silently when paddock is down, where a failing http
-// hook is reported by the agent. Claude's http hooks are an opt-in
-// (Options.ClaudeHTTP) for the latency-sensitive events.
+// hook is reported by the agent. Http hooks are an opt-in
+// (Options.HTTPHooks) for the latency-sensitive events of the agents that
+// have them.
 package hookinstall
 
 import (
@@ -46,8 +38,12 @@ import (
 	"time"
 )
 
-// Options say which paddock the hooks call and where the agents' configs are.
+// Options say which paddock the hooks call, which agents it hooks into and
+// where their configs are.
 type Options struct {
+	// Specs are the agents paddock can hook into, in display order
+	// (required).
+	Specs    []Spec
 	Binary   string // absolute path of the paddock binary the hooks run
 	DataDir  string // paddock's data dir, passed to the relay as --data-dir; empty leaves it out
 	HookPort int    // port of the loopback hook listener (used by ClaudeHTTP)
@@ -55,31 +51,39 @@ type Options struct {
 	Env      func(string) string
 	Now      func() time.Time // names backups; default time.Now
 
-	// ClaudeHTTP gives Claude's UserPromptSubmit, PreToolUse,
-	// PermissionRequest, PostToolUse(Failure), Notification and Stop
-	// "type":"http" hooks posting to http://127.0.0.1:HookPort/hook/claude
+	// HTTPHooks gives the agents that can post straight to the listener
+	// (Claude Code's "type":"http" hooks) http hooks for their
+	// latency-sensitive events, posting to http://127.0.0.1:HookPort/hook/NAME
 	// (no process per event) with Secret in an X-Paddock-Secret header.
-	// Claude expands header variables only from the environment, and the
-	// secret must not be in every process's environment, so the secret is
-	// written literally into settings.json and the file is kept at 0600.
+	// The agent expands header variables only from the environment, and
+	// the secret must not be in every process's environment, so the secret
+	// is written literally into its config and the file is kept at 0600.
 	// Off by default: see the package comment.
-	ClaudeHTTP bool
-	Secret     string
+	HTTPHooks bool
+	Secret    string
 }
 
-// resolved is Options with defaults applied and checked.
-type resolved struct {
+// Env is Options with defaults applied and checked: what an agent's Spec
+// builds its targets from.
+type Env struct {
+	specs           []Spec
 	binary, dataDir string
 	hookPort        int
 	home            string
 	env             func(string) string
 	now             func() time.Time
-	claudeHTTP      bool
+	httpHooks       bool
 	secret          string
 }
 
-func resolve(o Options) (*resolved, error) {
-	r := &resolved{binary: o.Binary, dataDir: o.DataDir, hookPort: o.HookPort, home: o.Home, env: o.Env, now: o.Now, claudeHTTP: o.ClaudeHTTP, secret: o.Secret}
+// Resolve checks o and applies its defaults: the Env every Spec is given.
+func Resolve(o Options) (*Env, error) { return resolve(o) }
+
+func resolve(o Options) (*Env, error) {
+	if len(o.Specs) == 0 {
+		return nil, errors.New("hookinstall: no agent to hook into (Options.Specs)")
+	}
+	r := &Env{specs: o.Specs, binary: o.Binary, dataDir: o.DataDir, hookPort: o.HookPort, home: o.Home, env: o.Env, now: o.Now, httpHooks: o.HTTPHooks, secret: o.Secret}
 	if r.env == nil {
 		r.env = os.Getenv
 	}
@@ -106,12 +110,12 @@ func resolve(o Options) (*resolved, error) {
 		}
 		r.home = h
 	}
-	if r.claudeHTTP {
+	if r.httpHooks {
 		if r.hookPort <= 0 || r.hookPort > 65535 {
-			return nil, fmt.Errorf("hookinstall: ClaudeHTTP needs the hook listener's port, got %d", r.hookPort)
+			return nil, fmt.Errorf("hookinstall: HTTPHooks needs the hook listener's port, got %d", r.hookPort)
 		}
 		if r.secret == "" || strings.ContainsAny(r.secret, "$\r\n") {
-			return nil, errors.New("hookinstall: ClaudeHTTP needs the hook secret (no '$' or line breaks)")
+			return nil, errors.New("hookinstall: HTTPHooks needs the hook secret (no '$' or line breaks)")
 		}
 	}
 	return r, nil
@@ -184,45 +188,45 @@ func planFor(opts Options, runtime string, install bool) (InstallPlan, error) {
 	if err != nil {
 		return InstallPlan{}, err
 	}
-	s, ok := specFor(runtime)
+	s, ok := o.spec(runtime)
 	if !ok {
-		return InstallPlan{}, unknownRuntime(runtime)
+		return InstallPlan{}, o.unknownRuntime(runtime)
 	}
 	return o.plan(s, install)
 }
 
-func (o *resolved) plan(s *runtimeSpec, install bool) (InstallPlan, error) {
-	p := InstallPlan{Runtime: s.name, Dir: s.dir(o)}
+func (o *Env) plan(s *Spec, install bool) (InstallPlan, error) {
+	p := InstallPlan{Runtime: s.Name, Dir: s.Dir(o)}
 	if st, err := os.Stat(p.Dir); err != nil || !st.IsDir() {
 		p.Absent = true
-		p.Notes = []string{fmt.Sprintf("%s is not installed for this user (no %s): skipped", s.title, p.Dir)}
+		p.Notes = []string{fmt.Sprintf("%s is not installed for this user (no %s): skipped", s.Title, p.Dir)}
 		return p, nil
 	}
-	for _, t := range s.targets(o, p.Dir, install) {
+	for _, t := range s.Targets(o, p.Dir, install) {
 		fc, notes, err := o.planFile(t, install)
 		if err != nil {
 			// one file that cannot be edited stops the runtime: no half
 			// install (Codex's hooks.json without its config.toml)
-			return InstallPlan{Runtime: s.name, Dir: p.Dir}, err
+			return InstallPlan{Runtime: s.Name, Dir: p.Dir}, err
 		}
 		p.Files = append(p.Files, fc)
 		p.Notes = append(p.Notes, notes...)
 	}
 	if install {
-		p.Notes = append(p.Notes, s.notes(o)...)
+		p.Notes = append(p.Notes, s.Notes(o)...)
 	}
 	return p, nil
 }
 
-func (o *resolved) planFile(t target, install bool) (FileChange, []string, error) {
-	fc := FileChange{Path: t.path, mode: t.mode}
-	old, exists, err := readConfig(t.path)
+func (o *Env) planFile(t Target, install bool) (FileChange, []string, error) {
+	fc := FileChange{Path: t.Path, mode: t.Mode}
+	old, exists, err := readConfig(t.Path)
 	if err != nil {
 		return fc, nil, err
 	}
 	fc.old = old
 	if exists {
-		if st, err := os.Stat(t.path); err == nil {
+		if st, err := os.Stat(t.Path); err == nil {
 			fc.mode = st.Mode().Perm()
 		}
 	}
@@ -232,22 +236,23 @@ func (o *resolved) planFile(t target, install bool) (FileChange, []string, error
 	}
 	src := old
 	if !exists {
-		src = t.base
+		src = t.Base
 	}
-	res, err := t.edit(src, exists, install)
+	res, err := t.Edit(src, exists, install)
 	if err != nil {
-		var se *syntaxError
+		var se syntaxError
 		if errors.As(err, &se) {
-			return fc, nil, fmt.Errorf("%s:%d:%d does not parse (%s); left unchanged", t.path, se.Line, se.Col, se.Msg)
+			line, col := se.Position()
+			return fc, nil, fmt.Errorf("%s:%d:%d does not parse (%s); left unchanged", t.Path, line, col, se.Reason())
 		}
-		return fc, nil, fmt.Errorf("%s: %w; left unchanged", t.path, err)
+		return fc, nil, fmt.Errorf("%s: %w; left unchanged", t.Path, err)
 	}
-	fc.Ours, fc.Foreign = res.ours, res.foreign
-	if res.secret {
+	fc.Ours, fc.Foreign = res.Ours, res.Foreign
+	if res.Secret {
 		fc.mode &^= 0o077
 	}
-	newExists := !res.remove
-	if exists && !install && t.base != nil && bytes.Equal(res.out, t.base) && !isSymlink(t.path) {
+	newExists := !res.Remove
+	if exists && !install && t.Base != nil && bytes.Equal(res.Out, t.Base) && !isSymlink(t.Path) {
 		// nothing left but what paddock created; a symlink (dotfiles)
 		// keeps its target, which gets the remainder written instead
 		newExists = false
@@ -257,25 +262,25 @@ func (o *resolved) planFile(t target, install bool) (FileChange, []string, error
 		fc.Action = ActionNone
 	case !exists:
 		fc.Action = ActionCreate
-		if t.base != nil && bytes.Equal(res.out, t.base) {
+		if t.Base != nil && bytes.Equal(res.Out, t.Base) {
 			fc.Action = ActionNone
 		}
 	case !newExists:
 		fc.Action = ActionDelete
-	case !bytes.Equal(old, res.out):
+	case !bytes.Equal(old, res.Out):
 		fc.Action = ActionUpdate
-	case res.secret && fileMode(t.path)&0o077 != 0:
+	case res.Secret && fileMode(t.Path)&0o077 != 0:
 		fc.Action = ActionUpdate // same bytes, but the secret needs a 0600 file
 	default:
 		fc.Action = ActionNone
 	}
 	if newExists {
-		fc.new = res.out
+		fc.new = res.Out
 	}
 	if fc.Action != ActionNone {
-		fc.Diff = unifiedDiff(t.path, old, fc.new, exists, newExists)
+		fc.Diff = unifiedDiff(t.Path, old, fc.new, exists, newExists)
 	}
-	return fc, res.notes, nil
+	return fc, res.Notes, nil
 }
 
 func isSymlink(path string) bool {
@@ -292,7 +297,7 @@ func fileMode(path string) fs.FileMode {
 
 // apply writes a plan: for each changed file a backup of the old content,
 // then the atomic replacement (or removal).
-func (o *resolved) apply(p *InstallPlan) error {
+func (o *Env) apply(p *InstallPlan) error {
 	for i := range p.Files {
 		f := &p.Files[i]
 		switch f.Action {
@@ -393,7 +398,7 @@ func run(opts Options, runtimes []string, dryRun, install bool) ([]Result, error
 	var out []Result
 	var errs []error
 	for _, s := range list {
-		r := Result{Runtime: s.name, Uninstall: !install, DryRun: dryRun}
+		r := Result{Runtime: s.Name, Uninstall: !install, DryRun: dryRun}
 		p, err := o.plan(s, install)
 		r.Files, r.Notes = p.Files, p.Notes
 		switch {
@@ -409,7 +414,7 @@ func run(opts Options, runtimes []string, dryRun, install bool) ([]Result, error
 			}
 		}
 		if r.Err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", s.name, r.Err))
+			errs = append(errs, fmt.Errorf("%s: %w", s.Name, r.Err))
 		}
 		out = append(out, r)
 	}
@@ -418,37 +423,58 @@ func run(opts Options, runtimes []string, dryRun, install bool) ([]Result, error
 
 // expand turns runtime names into specs. "all" (or no names) is every
 // runtime whose config dir exists; for status, every runtime.
-func (o *resolved) expand(names []string, status bool) ([]*runtimeSpec, error) {
+func (o *Env) expand(names []string, status bool) ([]*Spec, error) {
 	if len(names) == 0 {
 		names = []string{"all"}
 	}
-	var out []*runtimeSpec
-	add := func(s *runtimeSpec) {
+	var out []*Spec
+	add := func(s *Spec) {
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
 	for _, n := range names {
 		if n == "all" {
-			for i := range specs {
-				s := &specs[i]
-				if st, err := os.Stat(s.dir(o)); status || err == nil && st.IsDir() {
+			for i := range o.specs {
+				s := &o.specs[i]
+				if st, err := os.Stat(s.Dir(o)); status || err == nil && st.IsDir() {
 					add(s)
 				}
 			}
 			continue
 		}
-		s, ok := specFor(n)
+		s, ok := o.spec(n)
 		if !ok {
-			return nil, unknownRuntime(n)
+			return nil, o.unknownRuntime(n)
 		}
 		add(s)
 	}
 	return out, nil
 }
 
-func unknownRuntime(n string) error {
-	return fmt.Errorf("hookinstall: unknown runtime %q (known: %s, all)", n, strings.Join(Names(), ", "))
+func (o *Env) spec(name string) (*Spec, bool) {
+	for i := range o.specs {
+		if o.specs[i].Name == name {
+			return &o.specs[i], true
+		}
+	}
+	return nil, false
+}
+
+func (o *Env) unknownRuntime(n string) error {
+	names := make([]string, len(o.specs))
+	for i, s := range o.specs {
+		names[i] = s.Name
+	}
+	return fmt.Errorf("hookinstall: unknown runtime %q (known: %s, all)", n, strings.Join(names, ", "))
+}
+
+// syntaxError is what the editors (jsonedit, tomlscan) return for a
+// config that does not parse.
+type syntaxError interface {
+	error
+	Position() (line, col int)
+	Reason() string
 }
 
 // State is how far paddock's hooks are installed in one runtime.
@@ -487,7 +513,7 @@ func Status(opts Options, runtimes []string) ([]RuntimeStatus, error) {
 	var out []RuntimeStatus
 	var errs []error
 	for _, s := range list {
-		st := RuntimeStatus{Runtime: s.name}
+		st := RuntimeStatus{Runtime: s.Name}
 		p, err := o.plan(s, true)
 		st.Dir, st.Files, st.Notes = p.Dir, p.Files, p.Notes
 		for _, f := range p.Files {
@@ -497,7 +523,7 @@ func Status(opts Options, runtimes []string) ([]RuntimeStatus, error) {
 		switch {
 		case err != nil:
 			st.Err = err
-			errs = append(errs, fmt.Errorf("%s: %w", s.name, err))
+			errs = append(errs, fmt.Errorf("%s: %w", s.Name, err))
 		case p.Absent:
 			st.State = StateAbsent
 		case st.Ours == 0:

@@ -1,10 +1,13 @@
-package hookinstall
+package hookinstall_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
 	"os"
+	"paddock/internal/agent/registry"
+	. "paddock/internal/hookinstall"
+	"paddock/internal/hookinstall/jsonedit"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -18,56 +21,23 @@ import (
 const testBinary = "/opt/paddock/bin/paddock"
 
 // claudeSettings stands in for a user's ~/.claude/settings.json (the real
-// recordings have none): keys paddock must not touch, a foreign command hook
-// and the http hook shape verified on Claude Code 2.1.328.
-const claudeSettings = `{
-  "$schema": "https://json.schemastore.org/claude-code-settings.json",
-  "model": "opus",
-  "permissions": {
-    "allow": ["Bash(npm run lint)", "Read(~/.zshrc)"],
-    "deny": ["Bash(curl:*)"],
-    "defaultMode": "default"
-  },
-  "env": {"CLAUDE_CODE_ENABLE_TELEMETRY": "0", "GREETING": "héllo \u00e9 \"quoted\""},
-  "hooks": {
-    "PreToolUse": [
-      {
-        "matcher": "Bash",
-        "hooks": [
-          {"type": "command", "command": "~/bin/audit-bash.sh", "timeout": 30}
-        ]
-      }
-    ],
-    "Stop": [
-      {
-        "hooks": [
-          {
-            "type": "http",
-            "url": "http://127.0.0.1:9999/hook",
-            "timeout": 600,
-            "headers": {"X-Secret": "s3cret", "X-Pane": "$TMUX_PANE"},
-            "allowedEnvVars": ["TMUX_PANE"]
-          }
-        ]
-      }
-    ]
-  },
-  "statusLine": {"type": "command", "command": "~/.claude/statusline.sh"},
-  "includeCoAuthoredBy": false
-}
-`
-
+// recordings have none): keys paddock must not touch, a foreign command
+// hook and the http hook shape verified on Claude Code 2.1.328.
 // cursorHooks stands in for ~/.cursor/hooks.json (Cursor's CLI is not
-// installable here), in the documented shape.
-const cursorHooks = `{
-  "version": 1,
-  "hooks": {
-    "beforeShellExecution": [
-      { "command": "./hooks/audit.sh", "timeout": 30, "matcher": "curl|wget" }
-    ]
-  }
+// installable here), in the documented shape. Both are shared with the
+// JSON editor's tests.
+var (
+	claudeSettings = testdataFile("claude-settings.json")
+	cursorHooks    = testdataFile("cursor-hooks.json")
+)
+
+func testdataFile(name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
-`
 
 // fixtureHome builds a HOME with each agent's config dir holding copies of
 // the real configs recorded from the CLIs.
@@ -108,8 +78,21 @@ func writeFile(t *testing.T, path, content string, mode fs.FileMode) {
 	}
 }
 
+// specs are the shipped agents' install specs.
+var specs = registry.Default().InstallSpecs()
+
+// agentNames are the agents paddock hooks into, in order.
+func agentNames() []string {
+	var out []string
+	for _, s := range specs {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
 func opts(home string) Options {
 	return Options{
+		Specs:   specs,
 		Binary:  testBinary,
 		DataDir: "/home/u/.local/share/paddock",
 		Home:    home,
@@ -185,7 +168,7 @@ func TestInstallTwiceUninstallOnRealConfigs(t *testing.T) {
 			t.Errorf("%s: first install: %s", r.Runtime, r.Summary())
 		}
 	}
-	if want := Names(); !reflect.DeepEqual(got, want) {
+	if want := agentNames(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("all = %v, want %v", got, want)
 	}
 	installed := snapshot(t, home)
@@ -280,7 +263,7 @@ func TestInstallTwiceUninstallOnRealConfigs(t *testing.T) {
 		case !ok:
 			t.Errorf("%s: gone after uninstall", name)
 		case a.content != fi.content:
-			t.Errorf("%s: not byte-identical after uninstall:\n%s", name, unifiedDiff(name, []byte(fi.content), []byte(a.content), true, true))
+			t.Errorf("%s: not byte-identical after uninstall:\n%s", name, UnifiedDiff(name, []byte(fi.content), []byte(a.content), true, true))
 		case a.mode != fi.mode:
 			t.Errorf("%s: mode %v after uninstall, was %v", name, a.mode, fi.mode)
 		}
@@ -306,30 +289,29 @@ func TestInstallTwiceUninstallOnRealConfigs(t *testing.T) {
 // its event, in order.
 func assertKeptJSON(t *testing.T, name string, orig, now []byte) {
 	t.Helper()
-	a, err := parseJSON(orig)
+	a, err := jsonedit.Parse(orig)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	b, err := parseJSON(now)
+	b, err := jsonedit.Parse(now)
 	if err != nil {
 		t.Fatalf("%s after install does not parse: %v", name, err)
 	}
 	var ka, kb []string
-	for i, k := range a.keys {
+	for _, k := range a.Keys() {
 		ka = append(ka, k)
 		if k == "hooks" {
 			continue
 		}
-		j, _ := b.member(k)
-		if j < 0 {
+		if b.Get(k) == nil {
 			t.Errorf("%s: key %q lost", name, k)
 			continue
 		}
-		if string(orig[a.kids[i].start:a.kids[i].end]) != string(now[b.kids[j].start:b.kids[j].end]) {
+		if string(jsonedit.Raw(orig, a.Get(k))) != string(jsonedit.Raw(now, b.Get(k))) {
 			t.Errorf("%s: the value of %q changed", name, k)
 		}
 	}
-	for _, k := range b.keys {
+	for _, k := range b.Keys() {
 		if slices.Contains(ka, k) {
 			kb = append(kb, k)
 		}
@@ -457,7 +439,7 @@ func TestSkipsAgentsNotInstalled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st) != len(Names()) {
+	if len(st) != len(agentNames()) {
 		t.Fatalf("status of all lists %d runtimes", len(st))
 	}
 	for _, s := range st {
@@ -593,7 +575,7 @@ func TestCodexNotify(t *testing.T) {
 		}
 		b, _ := os.ReadFile(filepath.Join(home, ".codex/config.toml"))
 		want := "# my codex\nmodel = \"gpt-5\" # default\napproval_policy = \"on-request\"\n" +
-			`notify = ["/opt/paddock/bin/paddock", "hook", "--runtime", "codex", "--data-dir", "/home/u/.local/share/paddock", "notify"]` + notifyComment + "\n" +
+			`notify = ["/opt/paddock/bin/paddock", "hook", "--runtime", "codex", "--data-dir", "/home/u/.local/share/paddock", "notify"]` + " # paddock hook relay (paddock hooks uninstall removes this line)" + "\n" +
 			"\n[tui]\nnotifications = true\n"
 		if string(b) != want {
 			t.Fatalf("config.toml =\n%s\nwant\n%s", b, want)
@@ -615,7 +597,7 @@ func TestCodexNotify(t *testing.T) {
 			t.Errorf("after moving the binary:\n%s", b)
 		}
 		hj, _ := os.ReadFile(filepath.Join(home, ".codex/hooks.json"))
-		if strings.Contains(string(hj), testBinary) || strings.Count(string(hj), "/usr/local/bin/paddock hook") != len(codexEvents) {
+		if strings.Contains(string(hj), testBinary) || strings.Count(string(hj), "/usr/local/bin/paddock hook") != 8 /* Codex's hook events */ {
 			t.Errorf("hooks.json after moving the binary:\n%s", hj)
 		}
 		if _, err := Uninstall(o2, []string{"codex"}, false); err != nil {
@@ -752,7 +734,7 @@ func TestClaudeHTTPHooks(t *testing.T) {
 	home := t.TempDir()
 	writeFile(t, filepath.Join(home, ".claude/settings.json"), claudeSettings, 0o644)
 	o := opts(home)
-	o.ClaudeHTTP, o.HookPort, o.Secret = true, 7081, "c2VjcmV0LXZhbHVl"
+	o.HTTPHooks, o.HookPort, o.Secret = true, 7081, "c2VjcmV0LXZhbHVl"
 	res, err := Install(o, []string{"claude"}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -778,16 +760,22 @@ func TestClaudeHTTPHooks(t *testing.T) {
 		h := g[len(g)-1].Hooks
 		return h[len(h)-1]
 	}
-	for _, e := range claudeEvents {
-		h := last(e.name)
+	// Claude fires no http SessionStart hooks, and the subagent, compaction
+	// and end events keep the relay (it adds the process facts).
+	for ev, http := range map[string]bool{
+		"SessionStart": false, "UserPromptSubmit": true, "PreToolUse": true, "PermissionRequest": true,
+		"PostToolUse": true, "PostToolUseFailure": true, "Notification": true, "Stop": true,
+		"SubagentStart": false, "SubagentStop": false, "PreCompact": false, "SessionEnd": false,
+	} {
+		h := last(ev)
 		switch {
-		case e.httpable:
+		case http:
 			hd, _ := h["headers"].(map[string]any)
 			if h["type"] != "http" || h["url"] != "http://127.0.0.1:7081/hook/claude" || hd["X-Paddock-Secret"] != o.Secret || hd["X-Paddock-Tmux-Pane"] != "$TMUX_PANE" {
-				t.Errorf("%s: %v", e.name, h)
+				t.Errorf("%s: %v", ev, h)
 			}
 		case h["type"] != "command":
-			t.Errorf("%s should be a command hook: %v", e.name, h)
+			t.Errorf("%s should be a command hook: %v", ev, h)
 		}
 	}
 	if st, _ := Status(o, []string{"claude"}); st[0].State != StateInstalled {
@@ -804,17 +792,18 @@ func TestClaudeHTTPHooks(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != claudeSettings {
 		t.Errorf("uninstall left:\n%s", b)
 	}
-	if _, err := Install(Options{Binary: testBinary, Home: home, ClaudeHTTP: true}, []string{"claude"}, true); err == nil {
-		t.Error("ClaudeHTTP without port and secret accepted")
+	if _, err := Install(Options{Specs: specs, Binary: testBinary, Home: home, HTTPHooks: true}, []string{"claude"}, true); err == nil {
+		t.Error("HTTPHooks without port and secret accepted")
 	}
 }
 
 func TestOptionsAreChecked(t *testing.T) {
 	home := t.TempDir()
 	for _, o := range []Options{
-		{Binary: "paddock", Home: home},
-		{Binary: "", Home: home},
-		{Binary: testBinary, DataDir: "rel/dir", Home: home},
+		{Specs: specs, Binary: "paddock", Home: home},
+		{Specs: specs, Binary: "", Home: home},
+		{Specs: specs, Binary: testBinary, DataDir: "rel/dir", Home: home},
+		{Binary: testBinary, Home: home}, // no agents
 	} {
 		if _, err := Install(o, nil, true); err == nil {
 			t.Errorf("accepted %+v", o)
@@ -860,7 +849,7 @@ func TestChangedUnderneathIsNotOverwritten(t *testing.T) {
 	home := t.TempDir()
 	path := filepath.Join(home, ".claude/settings.json")
 	writeFile(t, path, claudeSettings, 0o644)
-	err := writeAtomic(path, []byte("{}"), 0o644, []byte("something else"), true)
+	err := WriteAtomic(path, []byte("{}"), 0o644, []byte("something else"), true)
 	if err == nil || !strings.Contains(err.Error(), "changed while paddock was editing") {
 		t.Fatalf("err = %v", err)
 	}

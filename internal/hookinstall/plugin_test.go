@@ -1,17 +1,36 @@
-package hookinstall
+package hookinstall_test
 
 import (
 	"os"
 	"os/exec"
+	"paddock/internal/agent/registry"
+	"paddock/internal/hookinstall"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestPluginSources(t *testing.T) {
-	o := &resolved{binary: `/opt/pad"dock/paddock`, dataDir: "/d ata"}
-	js := string(o.fill(opencodePlugin, "opencode"))
-	ts := string(o.fill(piExtension, "pi"))
+	e, err := hookinstall.Resolve(hookinstall.Options{Specs: registry.Default().InstallSpecs(), Binary: `/opt/pad"dock/paddock`, DataDir: "/d ata", Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The plugin files as an install would write them.
+	plugin := func(runtime string) string {
+		for _, s := range registry.Default().InstallSpecs() {
+			if s.Name == runtime {
+				dir := t.TempDir()
+				out, err := s.Targets(e, dir, true)[0].Edit(nil, false, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(out.Out)
+			}
+		}
+		t.Fatalf("no install spec for %s", runtime)
+		return ""
+	}
+	js, ts := plugin("opencode"), plugin("pi")
 	for name, src := range map[string]string{"opencode": js, "pi": ts} {
 		if strings.Contains(src, "__PADDOCK_") {
 			t.Errorf("%s: placeholder left", name)
@@ -23,7 +42,7 @@ func TestPluginSources(t *testing.T) {
 			t.Errorf("%s: relay arguments not filled in", name)
 		}
 	}
-	if !strings.Contains(js, opencodeMarker) || !strings.Contains(ts, piMarker) {
+	if !strings.Contains(js, "paddock-hook-plugin") || !strings.Contains(ts, "paddock-hook-extension") {
 		t.Error("marker missing")
 	}
 	for _, ev := range []string{"permission.asked", "permission.replied", "session.status", "session.idle", "question.asked"} {

@@ -27,6 +27,7 @@ func Agent() agent.Agent {
 		// permission dialogs its hooks may not announce.
 		HookRules: hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
 		Decisions: decisions(),
+		Install:   install(),
 		Launch:    Launch(),
 	}
 }

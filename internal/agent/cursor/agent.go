@@ -22,6 +22,7 @@ func Agent() agent.Agent {
 		HookRules:        hookstate.Rules{InferPermissions: true},
 		Decisions:        decisions(),
 		HoldFlag:         &agent.HoldFlag{Name: "codex-hold"}, // held as long as a Codex prompt
+		Install:          install(),
 		Launch:           Launch(),
 		HoldsHistoryOpen: true, // a chat's store.db
 	}

@@ -20,6 +20,7 @@ func Agent() agent.Agent {
 		DecodeHook: decodeOpenCode,
 		HookRules:  hookstate.Rules{InferPermissions: true},
 		Decisions:  decisions(),
+		Install:    install(),
 		Launch:     Launch(),
 	}
 }

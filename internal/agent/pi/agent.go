@@ -33,6 +33,7 @@ func Agent() agent.Agent {
 		HookRules: hookstate.Rules{},
 		Decisions: decisions(),
 		HoldFlag:  &agent.HoldFlag{Name: "pi-hold", Usage: "gate Pi's tool calls (bash, edit, write, …) through the phone, each waiting at most this long before Pi goes on (0, the default: off; at most 10m)"},
+		Install:   install(),
 		Launch:    Launch(),
 	}
 }

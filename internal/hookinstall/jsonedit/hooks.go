@@ -1,42 +1,43 @@
-package hookinstall
+package jsonedit
 
 import (
 	"fmt"
 	"reflect"
 )
 
-// jsonHooks edits a hook file shaped like Claude Code's settings.json:
+// Hooks edits a hook file shaped like Claude Code's settings.json:
 //
 //	{"hooks": {"<Event>": [{"matcher": "*", "hooks": [<handler>, ...]}, ...]}}
 //
 // (nested; Codex's hooks.json too) or like Cursor's hooks.json, where each
 // event lists handlers directly: {"version": 1, "hooks": {"<event>": [<handler>]}}.
-type jsonHooks struct {
-	nested bool
-	events []jsonEvent // what paddock wants installed, in order
-	ours   func(h *jnode) bool
+type Hooks struct {
+	Nested bool
+	Events []Event            // what paddock wants installed, in order
+	Ours   func(h *Node) bool // recognises paddock's own handler objects
 }
 
-type jsonEvent struct {
-	name    string
-	matcher string // nested only; "" writes no matcher
-	handler jobj
+// Event is one handler paddock wants for an event.
+type Event struct {
+	Name    string
+	Matcher string // nested only; "" writes no matcher
+	Handler Object
 }
 
 // group is the array item paddock adds for one event.
-func (s *jsonHooks) group(e jsonEvent) any {
-	if !s.nested {
-		return e.handler
+func (s *Hooks) group(e Event) any {
+	if !s.Nested {
+		return e.Handler
 	}
-	g := jobj{}
-	if e.matcher != "" {
-		g = append(g, jfield{"matcher", e.matcher})
+	g := Object{}
+	if e.Matcher != "" {
+		g = append(g, Field{"matcher", e.Matcher})
 	}
-	return append(g, jfield{"hooks", []any{e.handler}})
+	return append(g, Field{"hooks", []any{e.Handler}})
 }
 
-// found is one paddock handler in the file.
-type found struct {
+// foundHandler is one paddock handler in the file.
+type foundHandler struct {
 	event   string
 	matcher string
 	value   any
@@ -45,8 +46,8 @@ type found struct {
 // scan walks the hooks object: it counts paddock's and foreign handlers and
 // returns paddock's. It only reports structure it cannot read as foreign;
 // refusing to edit is left to add, which needs the structure.
-func (s *jsonHooks) scan(src []byte) (root, hooks *jnode, ours []found, foreign int, err error) {
-	root, err = parseJSON(src)
+func (s *Hooks) scan(src []byte) (root, hooks *Node, ours []foundHandler, foreign int, err error) {
+	root, err = Parse(src)
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
@@ -74,23 +75,23 @@ func (s *jsonHooks) scan(src []byte) (root, hooks *jnode, ours []found, foreign 
 			continue
 		}
 		for _, g := range ev.kids {
-			if !s.nested {
-				if s.ours(g) {
-					ours = append(ours, found{event: name, value: canonical(src[g.start:g.end])})
+			if !s.Nested {
+				if s.Ours(g) {
+					ours = append(ours, foundHandler{event: name, value: canonical(src[g.start:g.end])})
 				} else {
 					foreign++
 				}
 				continue
 			}
-			hs := g.get("hooks")
+			hs := g.Get("hooks")
 			if hs == nil || hs.kind != '[' {
 				foreign++
 				continue
 			}
-			m, _ := g.getString("matcher")
+			m, _ := g.GetString("matcher")
 			for _, h := range hs.kids {
-				if s.ours(h) {
-					ours = append(ours, found{event: name, matcher: m, value: canonical(src[h.start:h.end])})
+				if s.Ours(h) {
+					ours = append(ours, foundHandler{event: name, matcher: m, value: canonical(src[h.start:h.end])})
 				} else {
 					foreign++
 				}
@@ -102,16 +103,16 @@ func (s *jsonHooks) scan(src []byte) (root, hooks *jnode, ours []found, foreign 
 
 // installed says whether the file holds exactly the wanted entries, each
 // once, and no other paddock entry.
-func (s *jsonHooks) installed(ours []found) bool {
-	if len(ours) != len(s.events) {
+func (s *Hooks) installed(ours []foundHandler) bool {
+	if len(ours) != len(s.Events) {
 		return false
 	}
 	used := make([]bool, len(ours))
-	for _, e := range s.events {
-		want := canonicalOf(e.handler)
+	for _, e := range s.Events {
+		want := canonicalOf(e.Handler)
 		hit := false
 		for i, f := range ours {
-			if !used[i] && f.event == e.name && f.matcher == e.matcher && reflect.DeepEqual(f.value, want) {
+			if !used[i] && f.event == e.Name && f.matcher == e.Matcher && reflect.DeepEqual(f.value, want) {
 				used[i], hit = true, true
 				break
 			}
@@ -126,7 +127,7 @@ func (s *jsonHooks) installed(ours []found) bool {
 // removeOne deletes the first paddock handler, together with the group,
 // event list and "hooks" object it leaves empty. ok is false when there was
 // none.
-func (s *jsonHooks) removeOne(src []byte) (out []byte, ok bool, err error) {
+func (s *Hooks) removeOne(src []byte) (out []byte, ok bool, err error) {
 	root, hooks, _, _, err := s.scan(src)
 	if err != nil || hooks == nil {
 		return src, false, err
@@ -148,19 +149,19 @@ func (s *jsonHooks) removeOne(src []byte) (out []byte, ok bool, err error) {
 			}
 		}
 		for gi, g := range ev.kids {
-			if !s.nested {
-				if s.ours(g) {
+			if !s.Nested {
+				if s.Ours(g) {
 					return drop(gi), true, nil
 				}
 				continue
 			}
-			hs := g.get("hooks")
+			hs := g.Get("hooks")
 			if hs == nil || hs.kind != '[' {
 				continue
 			}
 			mine, other := -1, 0
 			for hi2, h := range hs.kids {
-				if s.ours(h) {
+				if s.Ours(h) {
 					if mine < 0 {
 						mine = hi2
 					}
@@ -184,7 +185,7 @@ func (s *jsonHooks) removeOne(src []byte) (out []byte, ok bool, err error) {
 }
 
 // remove deletes every paddock handler.
-func (s *jsonHooks) remove(src []byte) ([]byte, error) {
+func (s *Hooks) remove(src []byte) ([]byte, error) {
 	for {
 		out, ok, err := s.removeOne(src)
 		if err != nil {
@@ -200,55 +201,66 @@ func (s *jsonHooks) remove(src []byte) ([]byte, error) {
 
 // add appends paddock's group to each wanted event, creating the event list
 // and the "hooks" object where missing.
-func (s *jsonHooks) add(src []byte) ([]byte, error) {
+func (s *Hooks) add(src []byte) ([]byte, error) {
 	root, hooks, _, _, err := s.scan(src)
 	if err != nil {
 		return nil, err
 	}
 	if hooks == nil {
-		all := jobj{}
-		for _, e := range s.events {
-			all = append(all, jfield{e.name, []any{s.group(e)}})
+		all := Object{}
+		for _, e := range s.Events {
+			all = append(all, Field{e.Name, []any{s.group(e)}})
 		}
-		return appendItem(src, root, root, func(l layout) string { return render(jfield{"hooks", all}, l) }), nil
+		return appendItem(src, root, root, func(l layout) string { return render(Field{"hooks", all}, l) }), nil
 	}
-	for _, e := range s.events {
+	for _, e := range s.Events {
 		root, hooks, _, _, err = s.scan(src)
 		if err != nil {
 			return nil, err
 		}
-		if ev := hooks.get(e.name); ev != nil {
+		if ev := hooks.Get(e.Name); ev != nil {
 			if ev.kind != '[' {
-				return nil, fmt.Errorf(`"hooks.%s" is %s, expected an array`, e.name, kindName(ev.kind))
+				return nil, fmt.Errorf(`"hooks.%s" is %s, expected an array`, e.Name, kindName(ev.kind))
 			}
 			src = appendItem(src, root, ev, func(l layout) string { return render(s.group(e), l) })
 			continue
 		}
-		f := jfield{e.name, []any{s.group(e)}}
+		f := Field{e.Name, []any{s.group(e)}}
 		src = appendItem(src, root, hooks, func(l layout) string { return render(f, l) })
 	}
 	return src, nil
 }
 
-// edit is the fileEdit of a JSON hook file.
-func (s *jsonHooks) edit(src []byte, install bool) (editOut, error) {
+// Result is an edited hook file and what was foundHandler in the old one.
+type Result struct {
+	Out     []byte
+	Ours    int // paddock handlers foundHandler
+	Foreign int // other handlers foundHandler (kept)
+}
+
+// Edit installs paddock's handlers in src (install), or removes them:
+// every paddock handler is taken out, with the group, event list and
+// "hooks" object it leaves empty, and install then appends the wanted
+// ones. A file already holding exactly the wanted handlers is returned
+// as it is.
+func (s *Hooks) Edit(src []byte, install bool) (Result, error) {
 	_, _, ours, foreign, err := s.scan(src)
 	if err != nil {
-		return editOut{}, err
+		return Result{}, err
 	}
-	res := editOut{out: src, ours: len(ours), foreign: foreign}
+	res := Result{Out: src, Ours: len(ours), Foreign: foreign}
 	if install && s.installed(ours) {
 		return res, nil
 	}
 	out, err := s.remove(src)
 	if err != nil {
-		return editOut{}, err
+		return Result{}, err
 	}
 	if install {
 		if out, err = s.add(out); err != nil {
-			return editOut{}, err
+			return Result{}, err
 		}
 	}
-	res.out = out
+	res.Out = out
 	return res, nil
 }

@@ -1,4 +1,15 @@
-package hookinstall
+// Package tomlscan lets paddock edit a TOML config the user owns (Codex's
+// config.toml, Kimi Code's) statement by statement instead of decoding and
+// re-encoding it: a re-encoder drops the user's comments and layout, and no
+// Go TOML library keeps them. Scan splits a document into statements with
+// their byte ranges and checks the syntax closely enough to refuse a file
+// that does not parse: table headers, keys, strings of all four kinds,
+// arrays and inline tables (across lines), and scalar literals. It does not
+// check semantic rules such as duplicate keys or redefined tables; an
+// editor built on it checks what its own edit could break.
+//
+// It works on bytes only: reading and writing files is the caller's.
+package tomlscan
 
 import (
 	"bytes"
@@ -9,62 +20,55 @@ import (
 	"unicode/utf8"
 )
 
-// paddock edits TOML (Codex's config.toml, Kimi's config.toml) line by line
-// instead of decoding and re-encoding it: go.mod has no TOML library, and a
-// re-encoder would drop the user's comments and layout anyway. scanTOML splits
-// a document into statements with their byte ranges and checks the syntax
-// closely enough to refuse a file that does not parse: table headers, keys,
-// strings of all four kinds, arrays and inline tables (across lines), and
-// scalar literals. It does not check semantic rules such as duplicate keys
-// or redefined tables, except where paddock's own edit would break one.
+// Kind is what a statement is.
+type Kind int
 
-type tomlKind int
-
+// Statement kinds.
 const (
-	tomlBlank tomlKind = iota
-	tomlComment
-	tomlTable      // [a.b]
-	tomlArrayTable // [[a.b]]
-	tomlKeyValue
+	Blank Kind = iota
+	Comment
+	Header      // [a.b]
+	ArrayHeader // [[a.b]]
+	KeyValue
 )
 
-// tomlStmt is one statement: a blank or comment line, a header, or a
+// Stmt is one statement: a blank or comment line, a header, or a
 // key/value pair, which can span lines.
-type tomlStmt struct {
-	kind       tomlKind
-	start, end int    // bytes of its lines, end just past its newline (or EOF)
-	line       int    // first line, 1-based
-	key        string // key/value: the dotted key, decoded; headers: the table name
-	table      string // the table a key/value belongs to ("" for the root)
-	valStart   int    // key/value: the raw value's bytes
-	valEnd     int
+type Stmt struct {
+	Kind       Kind
+	Start, End int    // bytes of its lines, End just past its newline (or EOF)
+	Line       int    // first line, 1-based
+	Key        string // key/value: the dotted key, decoded; headers: the table name
+	Table      string // the table a key/value belongs to ("" for the root)
+	ValStart   int    // key/value: the raw value's bytes
+	ValEnd     int
 }
 
-type tomlScanner struct {
+type scanner struct {
 	src []byte
 	pos int
 }
 
-func (s *tomlScanner) errf(format string, a ...any) error {
+func (s *scanner) errf(format string, a ...any) error {
 	l, c := lineCol(s.src, s.pos)
-	return &syntaxError{Line: l, Col: c, Msg: fmt.Sprintf(format, a...)}
+	return &SyntaxError{Line: l, Col: c, Msg: fmt.Sprintf(format, a...)}
 }
 
-func (s *tomlScanner) peek(n int) byte {
+func (s *scanner) peek(n int) byte {
 	if s.pos+n < len(s.src) {
 		return s.src[s.pos+n]
 	}
 	return 0
 }
 
-func (s *tomlScanner) spaces() {
+func (s *scanner) spaces() {
 	for s.pos < len(s.src) && (s.src[s.pos] == ' ' || s.src[s.pos] == '\t') {
 		s.pos++
 	}
 }
 
 // eol accepts optional spaces, an optional comment and the end of the line.
-func (s *tomlScanner) eol() error {
+func (s *scanner) eol() error {
 	s.spaces()
 	if s.pos < len(s.src) && s.src[s.pos] == '#' {
 		if err := s.comment(); err != nil {
@@ -84,7 +88,7 @@ func (s *tomlScanner) eol() error {
 	return s.errf("expected the end of the line, found %q", s.src[s.pos])
 }
 
-func (s *tomlScanner) comment() error {
+func (s *scanner) comment() error {
 	for s.pos < len(s.src) && s.src[s.pos] != '\n' {
 		c := s.src[s.pos]
 		if c == '\r' && s.peek(1) == '\n' {
@@ -99,7 +103,7 @@ func (s *tomlScanner) comment() error {
 }
 
 // skipNewlinesAndComments is the filler allowed inside arrays.
-func (s *tomlScanner) skipFill() error {
+func (s *scanner) skipFill() error {
 	for s.pos < len(s.src) {
 		switch c := s.src[s.pos]; {
 		case c == ' ' || c == '\t' || c == '\n':
@@ -122,7 +126,7 @@ func isBareKey(c byte) bool {
 }
 
 // key reads a dotted key and returns it decoded, parts joined with ".".
-func (s *tomlScanner) key() (string, error) {
+func (s *scanner) key() (string, error) {
 	var parts []string
 	for {
 		s.spaces()
@@ -162,7 +166,7 @@ func (s *tomlScanner) key() (string, error) {
 	}
 }
 
-func (s *tomlScanner) basicString() (string, error) {
+func (s *scanner) basicString() (string, error) {
 	st := s.pos
 	s.pos++
 	for s.pos < len(s.src) {
@@ -188,7 +192,7 @@ func (s *tomlScanner) basicString() (string, error) {
 	return "", s.errf("unterminated string")
 }
 
-func (s *tomlScanner) literalString() (string, error) {
+func (s *scanner) literalString() (string, error) {
 	st := s.pos
 	s.pos++
 	for s.pos < len(s.src) {
@@ -206,7 +210,7 @@ func (s *tomlScanner) literalString() (string, error) {
 }
 
 // multiline skips a multi-line string, basic (three double quotes) or literal (three single quotes).
-func (s *tomlScanner) multiline(q byte) error {
+func (s *scanner) multiline(q byte) error {
 	s.pos += 3
 	for s.pos < len(s.src) {
 		c := s.src[s.pos]
@@ -235,7 +239,7 @@ var tomlScalar = regexp.MustCompile(`^(true|false|[+-]?(inf|nan)|` +
 
 var tomlDate = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 
-func (s *tomlScanner) value(depth int) error {
+func (s *scanner) value(depth int) error {
 	if depth > 100 {
 		return s.errf("values nested too deeply")
 	}
@@ -341,8 +345,8 @@ func (s *tomlScanner) value(depth int) error {
 	return nil
 }
 
-// scanTOML splits src into statements, or says where it stops parsing.
-func scanTOML(src []byte) ([]tomlStmt, error) {
+// Scan splits src into statements, or says where it stops parsing.
+func Scan(src []byte) ([]Stmt, error) {
 	if !utf8.Valid(src) {
 		i := 0
 		for i < len(src) {
@@ -353,39 +357,39 @@ func scanTOML(src []byte) ([]tomlStmt, error) {
 			i += n
 		}
 		l, c := lineCol(src, i)
-		return nil, &syntaxError{Line: l, Col: c, Msg: "invalid UTF-8"}
+		return nil, &SyntaxError{Line: l, Col: c, Msg: "invalid UTF-8"}
 	}
-	s := &tomlScanner{src: src}
-	var out []tomlStmt
+	s := &scanner{src: src}
+	var out []Stmt
 	table := ""
 	for s.pos < len(src) {
-		st := tomlStmt{start: s.pos}
-		st.line, _ = lineCol(src, s.pos)
+		st := Stmt{Start: s.pos}
+		st.Line, _ = lineCol(src, s.pos)
 		s.spaces()
 		switch c := s.peek(0); {
 		case s.pos >= len(src) || c == '\n' || c == '\r':
-			st.kind = tomlBlank
+			st.Kind = Blank
 		case c == '#':
-			st.kind = tomlComment
+			st.Kind = Comment
 		case c == '[':
-			st.kind = tomlTable
+			st.Kind = Header
 			s.pos++
 			if s.peek(0) == '[' {
-				st.kind = tomlArrayTable
+				st.Kind = ArrayHeader
 				s.pos++
 			}
 			k, err := s.key()
 			if err != nil {
 				return nil, err
 			}
-			for i := 0; i <= int(st.kind-tomlTable); i++ {
+			for i := 0; i <= int(st.Kind-Header); i++ {
 				s.spaces()
 				if s.peek(0) != ']' {
 					return nil, s.errf("expected ']' to close the table header")
 				}
 				s.pos++
 			}
-			st.key, table = k, k
+			st.Key, table = k, k
 		default:
 			k, err := s.key()
 			if err != nil {
@@ -396,17 +400,17 @@ func scanTOML(src []byte) ([]tomlStmt, error) {
 			}
 			s.pos++
 			s.spaces()
-			st.valStart = s.pos
+			st.ValStart = s.pos
 			if err := s.value(0); err != nil {
 				return nil, err
 			}
-			st.valEnd = s.pos
-			st.kind, st.key, st.table = tomlKeyValue, k, table
+			st.ValEnd = s.pos
+			st.Kind, st.Key, st.Table = KeyValue, k, table
 		}
 		if err := s.eol(); err != nil {
 			return nil, err
 		}
-		st.end = s.pos
+		st.End = s.pos
 		out = append(out, st)
 	}
 	return out, nil
@@ -465,8 +469,8 @@ func decodeBasic(s string) (string, error) {
 	return b.String(), nil
 }
 
-// tomlQuote writes s as a TOML basic string.
-func tomlQuote(s string) string {
+// Quote writes s as a TOML basic string.
+func Quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {
@@ -489,10 +493,10 @@ func tomlQuote(s string) string {
 	return b.String()
 }
 
-// tomlStrings reads a value that is a string or an array of strings (single
+// Strings reads a value that is a string or an array of strings (single
 // line or not). ok is false for anything else.
-func tomlStrings(raw []byte) (vals []string, ok bool) {
-	s := &tomlScanner{src: raw}
+func Strings(raw []byte) (vals []string, ok bool) {
+	s := &scanner{src: raw}
 	readOne := func() bool {
 		switch {
 		case s.peek(0) == '"' && !(s.peek(1) == '"' && s.peek(2) == '"'):
@@ -539,8 +543,8 @@ func tomlStrings(raw []byte) (vals []string, ok bool) {
 	}
 }
 
-// tomlRemove deletes the given statements' bytes (sorted, non-overlapping).
-func tomlRemove(src []byte, ranges [][2]int) []byte {
+// Remove deletes the given statements' bytes (sorted, non-overlapping).
+func Remove(src []byte, ranges [][2]int) []byte {
 	var b bytes.Buffer
 	last := 0
 	for _, r := range ranges {
@@ -549,4 +553,33 @@ func tomlRemove(src []byte, ranges [][2]int) []byte {
 	}
 	b.Write(src[last:])
 	return b.Bytes()
+}
+
+// SyntaxError is a document that does not parse, with the place it fails.
+type SyntaxError struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
+}
+
+// Position is where the document stops parsing (1-based).
+func (e *SyntaxError) Position() (line, col int) { return e.Line, e.Col }
+
+// Reason says why it stops there.
+func (e *SyntaxError) Reason() string { return e.Msg }
+
+func lineCol(src []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(src))
+	return 1 + bytes.Count(src[:off], []byte{'\n'}), off - bytes.LastIndexByte(src[:off], '\n')
+}
+
+// Splice returns src with src[from:to] replaced by repl.
+func Splice(src []byte, from, to int, repl string) []byte {
+	out := make([]byte, 0, len(src)-(to-from)+len(repl))
+	out = append(out, src[:from]...)
+	out = append(out, repl...)
+	return append(out, src[to:]...)
 }

@@ -1,4 +1,14 @@
-package hookinstall
+// Package jsonedit edits a JSON config file the user owns at the byte
+// level: it parses the text into nodes that remember their offsets, and
+// every edit is one splice of the original bytes. Members and elements it
+// does not touch keep their exact bytes, order and whitespace; what it
+// inserts copies the indentation of its neighbours. Re-encoding the whole
+// file (encoding/json or any ordered map) would reorder keys or reflow
+// whitespace in a file the user owns. Hooks is the editor of the agents'
+// hook files built on it.
+//
+// It works on bytes only: reading and writing files is the caller's.
+package jsonedit
 
 import (
 	"bytes"
@@ -9,33 +19,32 @@ import (
 	"strings"
 )
 
-// The JSON editor changes a document at the byte level: it parses the text
-// into nodes that remember their offsets, and every edit is one splice of the
-// original bytes. Members and elements it does not touch keep their exact
-// bytes, order and whitespace; what it inserts copies the indentation of its
-// neighbours. Re-encoding the whole file (encoding/json or any ordered map)
-// would reorder keys or reflow whitespace in a file the user owns.
-
-// jnode is one JSON value and where it sits in the source.
-type jnode struct {
+// Node is one JSON value and where it sits in the source.
+type Node struct {
 	kind     byte // '{' object, '[' array, '"' string, '0' number/true/false/null
 	start    int  // offset of the first byte of the value
 	end      int  // offset just past the value
 	keys     []string
 	keyStart []int // objects: offset of each member's key (its opening quote)
-	kids     []*jnode
+	kids     []*Node
 	str      string // decoded string value (kind '"')
 }
 
-// syntaxError is a config that does not parse, with the place it fails.
-type syntaxError struct {
+// SyntaxError is a config that does not parse, with the place it fails.
+type SyntaxError struct {
 	Line, Col int
 	Msg       string
 }
 
-func (e *syntaxError) Error() string {
+func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
 }
+
+// Position is where the document stops parsing (1-based).
+func (e *SyntaxError) Position() (line, col int) { return e.Line, e.Col }
+
+// Reason says why it stops there.
+func (e *SyntaxError) Reason() string { return e.Msg }
 
 func lineCol(src []byte, off int) (int, int) {
 	if off > len(src) {
@@ -49,9 +58,9 @@ func lineCol(src []byte, off int) (int, int) {
 	return line, col
 }
 
-// parseJSON validates src with encoding/json (so "parses" means what Go and
+// Parse validates src with encoding/json (so "parses" means what Go and
 // the agents mean by it) and returns the offset tree of its top-level value.
-func parseJSON(src []byte) (*jnode, error) {
+func Parse(src []byte) (*Node, error) {
 	if !json.Valid(src) {
 		var v any
 		err := json.Unmarshal(src, &v)
@@ -64,12 +73,12 @@ func parseJSON(src []byte) (*jnode, error) {
 				off = 0
 			}
 			l, c := lineCol(src, off)
-			return nil, &syntaxError{Line: l, Col: c, Msg: se.Error()}
+			return nil, &SyntaxError{Line: l, Col: c, Msg: se.Error()}
 		}
 		if err == nil {
 			err = errors.New("invalid JSON")
 		}
-		return nil, &syntaxError{Line: 1, Col: 1, Msg: err.Error()}
+		return nil, &SyntaxError{Line: 1, Col: 1, Msg: err.Error()}
 	}
 	p := &jparser{src: src}
 	p.ws()
@@ -87,7 +96,7 @@ type jparser struct {
 
 func (p *jparser) errf(format string, a ...any) error {
 	l, c := lineCol(p.src, p.pos)
-	return &syntaxError{Line: l, Col: c, Msg: fmt.Sprintf(format, a...)}
+	return &SyntaxError{Line: l, Col: c, Msg: fmt.Sprintf(format, a...)}
 }
 
 func (p *jparser) ws() {
@@ -101,7 +110,7 @@ func (p *jparser) ws() {
 	}
 }
 
-func (p *jparser) value() (*jnode, error) {
+func (p *jparser) value() (*Node, error) {
 	if p.pos >= len(p.src) {
 		return nil, p.errf("unexpected end of input")
 	}
@@ -120,10 +129,10 @@ func (p *jparser) value() (*jnode, error) {
 	if p.pos == start {
 		return nil, p.errf("unexpected %q", p.src[p.pos])
 	}
-	return &jnode{kind: '0', start: start, end: p.pos}, nil
+	return &Node{kind: '0', start: start, end: p.pos}, nil
 }
 
-func (p *jparser) stringNode() (*jnode, error) {
+func (p *jparser) stringNode() (*Node, error) {
 	start := p.pos
 	p.pos++
 	for p.pos < len(p.src) {
@@ -133,7 +142,7 @@ func (p *jparser) stringNode() (*jnode, error) {
 			continue
 		case '"':
 			p.pos++
-			n := &jnode{kind: '"', start: start, end: p.pos}
+			n := &Node{kind: '"', start: start, end: p.pos}
 			if err := json.Unmarshal(p.src[start:p.pos], &n.str); err != nil {
 				return nil, p.errf("bad string: %v", err)
 			}
@@ -144,8 +153,8 @@ func (p *jparser) stringNode() (*jnode, error) {
 	return nil, p.errf("unterminated string")
 }
 
-func (p *jparser) object() (*jnode, error) {
-	n := &jnode{kind: '{', start: p.pos}
+func (p *jparser) object() (*Node, error) {
+	n := &Node{kind: '{', start: p.pos}
 	p.pos++
 	p.ws()
 	if p.pos < len(p.src) && p.src[p.pos] == '}' {
@@ -192,8 +201,8 @@ func (p *jparser) object() (*jnode, error) {
 	}
 }
 
-func (p *jparser) array() (*jnode, error) {
-	n := &jnode{kind: '[', start: p.pos}
+func (p *jparser) array() (*Node, error) {
+	n := &Node{kind: '[', start: p.pos}
 	p.pos++
 	p.ws()
 	if p.pos < len(p.src) && p.src[p.pos] == ']' {
@@ -228,7 +237,7 @@ func (p *jparser) array() (*jnode, error) {
 // member returns the index of key in object n, or -1. It also reports
 // whether the key occurs more than once: JSON.parse keeps the last one and
 // Go the first, so an edit could land on a copy the agent ignores.
-func (n *jnode) member(key string) (idx int, dup bool) {
+func (n *Node) member(key string) (idx int, dup bool) {
 	idx = -1
 	for i, k := range n.keys {
 		if k == key {
@@ -241,8 +250,8 @@ func (n *jnode) member(key string) (idx int, dup bool) {
 	return idx, false
 }
 
-// get returns the value of member key, or nil.
-func (n *jnode) get(key string) *jnode {
+// Get returns the value of member key, or nil.
+func (n *Node) Get(key string) *Node {
 	if n == nil || n.kind != '{' {
 		return nil
 	}
@@ -252,22 +261,29 @@ func (n *jnode) get(key string) *jnode {
 	return nil
 }
 
-// jsonRaw is the source text of n (nil for a missing node).
-func jsonRaw(src []byte, n *jnode) []byte {
+// Raw is the source text of n (nil for a missing node).
+func Raw(src []byte, n *Node) []byte {
 	if n == nil {
 		return nil
 	}
 	return src[n.start:n.end]
 }
 
-// getString returns the string value of member key.
-func (n *jnode) getString(key string) (string, bool) {
-	v := n.get(key)
+// GetString returns the string value of member key.
+func (n *Node) GetString(key string) (string, bool) {
+	v := n.Get(key)
 	if v == nil || v.kind != '"' {
 		return "", false
 	}
 	return v.str, true
 }
+
+// Kind is '{' for an object, '[' an array, '"' a string, '0' a number,
+// true, false or null.
+func (n *Node) Kind() byte { return n.kind }
+
+// Keys are an object's member names, in order.
+func (n *Node) Keys() []string { return n.keys }
 
 func kindName(k byte) string {
 	switch k {
@@ -283,7 +299,7 @@ func kindName(k byte) string {
 }
 
 // itemStart is where item i of a container begins (its key for objects).
-func (n *jnode) itemStart(i int) int {
+func (n *Node) itemStart(i int) int {
 	if n.kind == '{' {
 		return n.keyStart[i]
 	}
@@ -300,7 +316,7 @@ func splice(src []byte, from, to int, repl string) []byte {
 
 // deleteItem removes item i of container n with the separator it owns, so
 // that deleting what appendItem added gives back the original bytes.
-func deleteItem(src []byte, n *jnode, i int) []byte {
+func deleteItem(src []byte, n *Node, i int) []byte {
 	switch {
 	case len(n.kids) == 1:
 		return splice(src, n.start+1, n.end-1, "")
@@ -330,7 +346,7 @@ func lineIndent(src []byte, off int) string {
 
 // docUnit guesses the document's indentation step from its top-level value:
 // the first member's indentation beyond the line of the opening brace.
-func docUnit(src []byte, root *jnode) string {
+func docUnit(src []byte, root *Node) string {
 	if root != nil && (root.kind == '{' || root.kind == '[') && len(root.kids) > 0 {
 		gap := src[root.start+1 : root.itemStart(0)]
 		if j := bytes.LastIndexByte(gap, '\n'); j >= 0 {
@@ -346,7 +362,7 @@ func docUnit(src []byte, root *jnode) string {
 
 // appendItem adds text (rendered by render for the layout it is given) as
 // the last item of container n.
-func appendItem(src []byte, root, n *jnode, render func(layout) string) []byte {
+func appendItem(src []byte, root, n *Node, render func(layout) string) []byte {
 	nl := "\n"
 	if bytes.Contains(src, []byte("\r\n")) {
 		// a CRLF document gets CRLF lines
@@ -384,12 +400,24 @@ func appendItem(src []byte, root, n *jnode, render func(layout) string) []byte {
 	return splice(src, n.start+1, n.end-1, nl+l.indent+render(l)+nl+base)
 }
 
-// jobj is an ordered JSON object for what paddock writes.
-type jobj []jfield
+// Object is an ordered JSON object for what paddock writes.
+type Object []Field
 
-type jfield struct {
-	k string
-	v any // string, int, bool, jobj, []any, []string
+type Field struct {
+	Key   string
+	Value any // string, int, bool, Object, []any, []string
+}
+
+// Obj builds an Object from alternating keys and values.
+func Obj(kv ...any) Object {
+	if len(kv)%2 != 0 {
+		panic("jsonedit: Obj needs keys and values in pairs")
+	}
+	o := make(Object, 0, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		o = append(o, Field{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return o
 }
 
 // render writes v in the container's layout: multi-line values indent their
@@ -444,20 +472,20 @@ func writeJSON(b *strings.Builder, v any, l layout, indent string) {
 		b.WriteString(strconv.Itoa(x))
 	case bool:
 		b.WriteString(strconv.FormatBool(x))
-	case jfield:
-		b.WriteString(jsonString(x.k) + ": ")
-		writeJSON(b, x.v, l, indent)
-	case jobj:
+	case Field:
+		b.WriteString(jsonString(x.Key) + ": ")
+		writeJSON(b, x.Value, l, indent)
+	case Object:
 		open('{', len(x), func(i int, ind string) {
-			b.WriteString(jsonString(x[i].k) + ": ")
-			writeJSON(b, x[i].v, l, ind)
+			b.WriteString(jsonString(x[i].Key) + ": ")
+			writeJSON(b, x[i].Value, l, ind)
 		})
 	case []any:
 		open('[', len(x), func(i int, ind string) { writeJSON(b, x[i], l, ind) })
 	case []string:
 		open('[', len(x), func(i int, ind string) { writeJSON(b, x[i], l, ind) })
 	default:
-		panic(fmt.Sprintf("hookinstall: cannot render %T", v))
+		panic(fmt.Sprintf("jsonedit: cannot render %T", v))
 	}
 }
 

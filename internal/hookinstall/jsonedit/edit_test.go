@@ -1,25 +1,53 @@
-package hookinstall
+package jsonedit
 
 import (
 	"encoding/json"
-	"reflect"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func testHooks(nested bool) *jsonHooks {
-	o := &resolved{binary: testBinary}
-	s := &jsonHooks{nested: nested, ours: o.isOurJSONHandler}
+const testBinary = "/opt/paddock/bin/paddock"
+
+// command is a relay command line as the installer writes one.
+func command(runtime, event string) string {
+	return testBinary + " hook --runtime " + runtime + " " + event
+}
+
+// ours recognises a relay command, in the files these tests edit.
+func ours(h *Node) bool {
+	cmd, ok := h.GetString("command")
+	return ok && strings.Contains(cmd, "paddock hook --runtime ")
+}
+
+// testdataFile is one of the installer's sample configs, which these
+// tests share.
+func testdataFile(name string) string {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+var (
+	claudeSettings = testdataFile("claude-settings.json")
+	cursorHooks    = testdataFile("cursor-hooks.json")
+)
+
+func testHooks(nested bool) *Hooks {
+	s := &Hooks{Nested: nested, Ours: ours}
 	for _, ev := range []string{"Stop", "PreToolUse"} {
 		m := ""
 		if nested && ev == "PreToolUse" {
 			m = "*"
 		}
-		h := jobj{{"command", o.command("claude", ev)}}
+		h := Obj("command", command("claude", ev))
 		if nested {
-			h = jobj{{"type", "command"}, {"command", o.command("claude", ev)}}
+			h = Obj("type", "command", "command", command("claude", ev))
 		}
-		s.events = append(s.events, jsonEvent{name: ev, matcher: m, handler: h})
+		s.Events = append(s.Events, Event{Name: ev, Matcher: m, Handler: h})
 	}
 	return s
 }
@@ -91,23 +119,23 @@ func TestJSONEditKeepsLayout(t *testing.T) {
 	s := testHooks(true)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := s.edit([]byte(c.src), true)
+			res, err := s.Edit([]byte(c.src), true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(res.out) != c.want {
-				t.Fatalf("install:\n%s\nwant:\n%s", res.out, c.want)
+			if string(res.Out) != c.want {
+				t.Fatalf("install:\n%s\nwant:\n%s", res.Out, c.want)
 			}
-			again, err := s.edit(res.out, true)
-			if err != nil || string(again.out) != c.want || again.ours != 2 {
-				t.Fatalf("second install changed it (%v, ours %d)", err, again.ours)
+			again, err := s.Edit(res.Out, true)
+			if err != nil || string(again.Out) != c.want || again.Ours != 2 {
+				t.Fatalf("second install changed it (%v, ours %d)", err, again.Ours)
 			}
-			back, err := s.edit(res.out, false)
+			back, err := s.Edit(res.Out, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(back.out) != c.back {
-				t.Fatalf("uninstall:\n%q\nwant:\n%q", back.out, c.back)
+			if string(back.Out) != c.back {
+				t.Fatalf("uninstall:\n%q\nwant:\n%q", back.Out, c.back)
 			}
 		})
 	}
@@ -116,7 +144,7 @@ func TestJSONEditKeepsLayout(t *testing.T) {
 func TestJSONEditFlatCursorShape(t *testing.T) {
 	s := testHooks(false)
 	src := cursorHooks
-	res, err := s.edit([]byte(src), true)
+	res, err := s.Edit([]byte(src), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,15 +152,15 @@ func TestJSONEditFlatCursorShape(t *testing.T) {
 		Version int                         `json:"version"`
 		Hooks   map[string][]map[string]any `json:"hooks"`
 	}
-	if err := json.Unmarshal(res.out, &doc); err != nil {
+	if err := json.Unmarshal(res.Out, &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc.Version != 1 || len(doc.Hooks["beforeShellExecution"]) != 1 || doc.Hooks["Stop"][0]["command"] != testBinary+" hook --runtime claude Stop" {
-		t.Fatalf("%s", res.out)
+		t.Fatalf("%s", res.Out)
 	}
-	back, _ := s.edit(res.out, false)
-	if string(back.out) != src {
-		t.Fatalf("uninstall:\n%s", back.out)
+	back, _ := s.Edit(res.Out, false)
+	if string(back.Out) != src {
+		t.Fatalf("uninstall:\n%s", back.Out)
 	}
 }
 
@@ -149,8 +177,8 @@ func TestJSONSyntaxErrorPosition(t *testing.T) {
 		"{} {}":               {1, 4},
 		"{\"x\":\n\n\n  nul}": {4, 6},
 	} {
-		_, err := parseJSON([]byte(src))
-		se, ok := err.(*syntaxError)
+		_, err := Parse([]byte(src))
+		se, ok := err.(*SyntaxError)
 		if !ok {
 			t.Errorf("%q: %v", src, err)
 			continue
@@ -158,36 +186,5 @@ func TestJSONSyntaxErrorPosition(t *testing.T) {
 		if [2]int{se.Line, se.Col} != want {
 			t.Errorf("%q: line %d col %d, want %v (%s)", src, se.Line, se.Col, want, se.Msg)
 		}
-	}
-}
-
-func TestRecognisesPaddocksCommands(t *testing.T) {
-	o := &resolved{binary: "/usr/local/bin/pdk"}
-	for cmd, want := range map[string]bool{
-		"/usr/local/bin/pdk hook --runtime claude Stop":                   true,
-		"/old/paddock hook --runtime claude Stop":                         true,
-		"'/a b/paddock' hook --runtime codex --data-dir '/x y' Stop":      true,
-		"env A=1 /opt/paddock hook --runtime claude Stop":                 true,
-		`"/Users/me/Application Support/paddock" hook --runtime pi x`:     true,
-		"/usr/bin/other hook --runtime claude Stop":                       false,
-		"/opt/paddock/bin/paddock serve":                                  false,
-		"echo paddock hook":                                               false,
-		"/usr/local/bin/pdk hook claude":                                  false,
-		"paddock-dev hook --runtime claude Stop":                          true,
-		"sh -c 'paddock hook --runtime claude Stop'":                      true, // still runs the relay
-		"~/bin/audit.sh; /opt/paddock hook --runtime claude Notification": true,
-	} {
-		if got := o.isOurCommand(cmd); got != want {
-			t.Errorf("%q: %v, want %v", cmd, got, want)
-		}
-	}
-	if w := shellWords(`a 'b c' "d \"e\"" f\ g`); !reflect.DeepEqual(w, []string{"a", "b c", `d "e"`, "f g"}) {
-		t.Errorf("shellWords: %q", w)
-	}
-	if q := shellQuote("/a b/it's"); q != `'/a b/it'\''s'` {
-		t.Errorf("shellQuote: %s", q)
-	}
-	if !strings.Contains((&resolved{binary: "/a b/paddock"}).command("claude", "Stop"), "'/a b/paddock' hook --runtime claude Stop") {
-		t.Error("command does not quote the binary")
 	}
 }

@@ -1,10 +1,9 @@
-package hookinstall
+package tomlscan
 
 import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"paddock/internal/sharedtest"
@@ -22,14 +21,14 @@ func TestTOMLScannerAcceptsValidDocuments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := scanTOML(b); err != nil {
+		if _, err := Scan(b); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
 	doc := `# comment
 title = "TOML \"Example\" \u00e9"
 'literal key' = 'C:\Users\nodejs'
-"quoted.key" = 1
+"quoted.Key" = 1
 a.b.c = +1_000
 flt = -3.14e-2
 hex = 0xDEAD_beef
@@ -60,20 +59,20 @@ event = "Stop"
 [[ hooks ]]
 event = 'PreToolUse'
 `
-	stmts, err := scanTOML([]byte(doc))
+	stmts, err := Scan([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
 	for _, s := range stmts {
-		switch s.kind {
-		case tomlKeyValue:
-			keys = append(keys, s.table+"|"+s.key)
-		case tomlTable, tomlArrayTable:
-			keys = append(keys, "["+s.key+"]")
+		switch s.Kind {
+		case KeyValue:
+			keys = append(keys, s.Table+"|"+s.Key)
+		case Header, ArrayHeader:
+			keys = append(keys, "["+s.Key+"]")
 		}
 	}
-	want := []string{"|title", "|literal key", "|quoted.key", "|a.b.c", "|flt", "|hex", "|inf", "|bool", "|date", "|local", "|day", "|time",
+	want := []string{"|title", "|literal key", "|quoted.Key", "|a.b.c", "|flt", "|hex", "|inf", "|bool", "|date", "|local", "|day", "|time",
 		"|multi", "|lit", "|arr", "|inline", "|empty", "|indented", "[table.sub]", "table.sub|x", "[hooks]", "hooks|event", "[hooks]", "hooks|event"}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("keys\n%v\nwant\n%v", keys, want)
@@ -81,10 +80,10 @@ event = 'PreToolUse'
 	// statements cover the document exactly
 	end := 0
 	for _, s := range stmts {
-		if s.start != end {
-			t.Fatalf("gap before line %d", s.line)
+		if s.Start != end {
+			t.Fatalf("gap before line %d", s.Line)
 		}
-		end = s.end
+		end = s.End
 	}
 	if end != len(doc) {
 		t.Fatal("statements do not reach the end")
@@ -110,8 +109,8 @@ func TestTOMLScannerRejectsBrokenDocuments(t *testing.T) {
 		"\xff = 1\n":                     1,
 		"[a]]\n":                         1,
 	} {
-		_, err := scanTOML([]byte(src))
-		se, ok := err.(*syntaxError)
+		_, err := Scan([]byte(src))
+		se, ok := err.(*SyntaxError)
 		if !ok {
 			t.Errorf("%q: accepted (%v)", src, err)
 			continue
@@ -130,74 +129,23 @@ func TestTOMLStrings(t *testing.T) {
 		"[\n  \"x\", # c\n  \"y\",\n]": {"x", "y"},
 		`[]`:                           nil,
 	} {
-		got, ok := tomlStrings([]byte(raw))
+		got, ok := Strings([]byte(raw))
 		if !ok || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %q %v", raw, got, ok)
 		}
 	}
 	for _, raw := range []string{`1`, `["x", 1]`, `"x" "y"`, `{a = "b"}`} {
-		if _, ok := tomlStrings([]byte(raw)); ok {
+		if _, ok := Strings([]byte(raw)); ok {
 			t.Errorf("%s: read as strings", raw)
 		}
 	}
 	s := "a\"b\\c\nd\te\x01é"
-	stmts, err := scanTOML([]byte("k = " + tomlQuote(s) + "\n"))
+	stmts, err := Scan([]byte("k = " + Quote(s) + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := []byte("k = " + tomlQuote(s) + "\n")
-	if got, _ := tomlStrings(src[stmts[0].valStart:stmts[0].valEnd]); len(got) != 1 || got[0] != s {
-		t.Errorf("tomlQuote round trip: %q", got)
-	}
-}
-
-// Kimi: paddock's tables outside the marked region (moved by a user) are
-// found and removed too, and a user's table inside the region is kept.
-func TestKimiTablesOutsideTheRegion(t *testing.T) {
-	o := &resolved{binary: testBinary}
-	k := &tomlHooks{ours: o.isOurCommand, events: []tomlHook{{event: "Stop", command: o.command("kimi", "Stop"), timeout: 10}}}
-	src := `default_model = "m"
-
-[[hooks]]
-event = "Stop"
-command = "/elsewhere/paddock hook --runtime kimi Stop"
-timeout = 10
-
-# my hooks
-[[hooks]]
-event = "PreToolUse"
-command = "/bin/mine"
-
-` + tomlBegin + `
-[[hooks]]
-event = "Stop"
-command = "/bin/user-added-inside"
-` + tomlEnd + `
-`
-	res, err := k.edit([]byte(src), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `default_model = "m"
-
-
-# my hooks
-[[hooks]]
-event = "PreToolUse"
-command = "/bin/mine"
-
-[[hooks]]
-event = "Stop"
-command = "/bin/user-added-inside"
-`
-	if string(res.out) != want {
-		t.Fatalf("got\n%s\nwant\n%s", res.out, want)
-	}
-	if res.ours != 1 || res.foreign != 2 {
-		t.Errorf("ours %d foreign %d", res.ours, res.foreign)
-	}
-	inst, err := k.edit(res.out, true)
-	if err != nil || !strings.HasSuffix(string(inst.out), k.region()) {
-		t.Fatalf("install: %v\n%s", err, inst.out)
+	src := []byte("k = " + Quote(s) + "\n")
+	if got, _ := Strings(src[stmts[0].ValStart:stmts[0].ValEnd]); len(got) != 1 || got[0] != s {
+		t.Errorf("Quote round trip: %q", got)
 	}
 }

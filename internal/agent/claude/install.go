@@ -1,0 +1,112 @@
+package claude
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"paddock/internal/hookinstall"
+	"paddock/internal/hookinstall/jsonedit"
+)
+
+// Claude Code's hooks live in settings.json ($CLAUDE_CONFIG_DIR or
+// ~/.claude): one matcher group per event, each running the relay command,
+// or with http hooks (hookinstall.Options.HTTPHooks) posting straight to
+// paddock's listener.
+
+type hookEvent struct {
+	name     string
+	matcher  string
+	timeout  int
+	httpable bool // may use an http hook under HTTPHooks
+}
+
+// hookEvents are every event the state machine and the board use.
+// SessionStart must stay a command hook: Claude does not fire http
+// SessionStart hooks.
+var hookEvents = []hookEvent{
+	{"SessionStart", "", hookinstall.StatusTimeout, false},
+	{"UserPromptSubmit", "", hookinstall.StatusTimeout, true},
+	{"PreToolUse", "*", hookinstall.DecisionTimeout, true},
+	{"PermissionRequest", "*", hookinstall.DecisionTimeout, true},
+	{"PostToolUse", "*", hookinstall.StatusTimeout, true},
+	{"PostToolUseFailure", "*", hookinstall.StatusTimeout, true},
+	{"Notification", "", hookinstall.StatusTimeout, true},
+	{"Stop", "", hookinstall.StatusTimeout, true},
+	{"SubagentStart", "", hookinstall.StatusTimeout, false},
+	{"SubagentStop", "", hookinstall.StatusTimeout, false},
+	{"PreCompact", "", hookinstall.StatusTimeout, false},
+	{"SessionEnd", "", hookinstall.StatusTimeout, false},
+}
+
+// envHeaders are forwarded by Claude's http hooks (only variables named in
+// allowedEnvVars expand); the command relay reads them from its env.
+var envHeaders = []struct{ header, env string }{
+	{"X-Paddock-Terminal-Id", "PADDOCK_TERMINAL_ID"},
+	{"X-Paddock-Tmux-Pane", "TMUX_PANE"},
+	{"X-Paddock-Term-Program", "TERM_PROGRAM"},
+}
+
+func install() hookinstall.Spec {
+	return hookinstall.Spec{
+		Dir:     func(e *hookinstall.Env) string { return e.EnvDir("CLAUDE_CONFIG_DIR", ".claude") },
+		Targets: installTargets,
+		Notes:   installNotes,
+	}
+}
+
+func hooks(e *hookinstall.Env) *jsonedit.Hooks {
+	s := &jsonedit.Hooks{Nested: true, Ours: e.IsOurJSONHandler}
+	for _, ev := range hookEvents {
+		var h jsonedit.Object
+		if e.HTTPHooks() && ev.httpable {
+			headers := jsonedit.Obj("X-Paddock-Secret", e.Secret())
+			var allowed []string
+			for _, eh := range envHeaders {
+				headers = append(headers, jsonedit.Field{Key: eh.header, Value: "$" + eh.env})
+				allowed = append(allowed, eh.env)
+			}
+			h = jsonedit.Obj(
+				"type", "http",
+				"url", fmt.Sprintf("http://127.0.0.1:%d/hook/%s", e.HookPort(), runtimeName),
+				"timeout", ev.timeout,
+				"headers", headers,
+				"allowedEnvVars", allowed,
+			)
+		} else {
+			h = jsonedit.Obj("type", "command", "command", e.Command(runtimeName, ev.name), "timeout", ev.timeout)
+		}
+		s.Events = append(s.Events, jsonedit.Event{Name: ev.name, Matcher: ev.matcher, Handler: h})
+	}
+	return s
+}
+
+func installTargets(e *hookinstall.Env, dir string, _ bool) []hookinstall.Target {
+	s := hooks(e)
+	return []hookinstall.Target{{
+		Path: filepath.Join(dir, "settings.json"),
+		Base: []byte("{}\n"),
+		Mode: 0o600,
+		Edit: func(src []byte, _, install bool) (hookinstall.Edit, error) {
+			res, err := hookinstall.JSONEdit(s, src, install)
+			if err != nil {
+				return res, err
+			}
+			res.Secret = install && e.HTTPHooks()
+			if root, _ := jsonedit.Parse(src); install && root != nil && string(jsonedit.Raw(src, root.Get("disableAllHooks"))) == "true" {
+				res.Notes = append(res.Notes, `settings.json has "disableAllHooks": true: Claude Code runs no hooks, paddock's included, until it is removed`)
+			}
+			return res, nil
+		},
+	}}
+}
+
+func installNotes(e *hookinstall.Env) []string {
+	n := []string{"Claude Code reads its hooks when a session starts: restart running sessions to pick up the change."}
+	if e.HTTPHooks() {
+		n = append(n, "UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse(Failure), Notification and Stop post straight to paddock's listener (http hooks); "+
+			"their secret header sits in settings.json, which paddock keeps at mode 0600. Everything else runs the relay command.")
+	} else {
+		n = append(n, "Every event runs paddock's relay command, which reads the hook secret from paddock's data dir; no secret is written into settings.json.")
+	}
+	return n
+}

@@ -1,0 +1,7 @@
+package hookinstall
+
+// Shims for the external tests.
+var (
+	UnifiedDiff = unifiedDiff
+	WriteAtomic = writeAtomic
+)
