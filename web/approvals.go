@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"paddock/internal/agent"
 	"paddock/internal/pending"
 	"paddock/internal/session"
 	"paddock/views"
@@ -230,16 +231,14 @@ func (s *Server) approvalView(it pending.Item) views.Approval {
 			v.Command, v.Input = "", ""
 		}
 	}
-	switch it.Key.Runtime {
-	case "codex":
-		v.Note = "Codex shows its own prompt only after paddock answers or the hold ends (" + relTime(s.opts.Now(), it.Expires) + ")."
-	case "kimi":
-		v.AllowLabel = "Let it run"
-		v.Note = "Kimi Code takes no approval from outside: Deny stops this call; Let it run makes Kimi ask in its own terminal."
-	case "cursor":
-		v.Note = "Cursor waits for paddock; if nobody answers by " + relTime(s.opts.Now(), it.Expires) + ", Cursor asks in its own window."
+	ui := s.opts.Agents.UIOf(it.Key.Runtime)
+	if ui.AllowLabel != "" {
+		v.AllowLabel = ui.AllowLabel
 	}
-	v.Resolved = resolvedText(it)
+	if ui.ApprovalNote != nil {
+		v.Note = ui.ApprovalNote(relTime(s.opts.Now(), it.Expires))
+	}
+	v.Resolved = resolvedText(it, ui)
 	switch it.Resolution {
 	case pending.Allowed, pending.Always, pending.Answered:
 		v.ResolvedClass = "ok"
@@ -272,11 +271,11 @@ func inputText(raw json.RawMessage) (command, full string) {
 }
 
 // resolvedText says what became of an item; "" while it waits.
-func resolvedText(it pending.Item) string {
+func resolvedText(it pending.Item, ui agent.UI) string {
 	switch it.Resolution {
 	case pending.Allowed:
-		if it.Key.Runtime == "kimi" {
-			return "Let it run: Kimi asks in its terminal"
+		if ui.Allowed != "" {
+			return ui.Allowed
 		}
 		return "Approved ✓"
 	case pending.Always:

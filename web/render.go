@@ -224,7 +224,7 @@ func (s *Server) board() views.Board {
 			continue
 		}
 		c.DOMID = "need-" + c.DOMID // the same session also has its place in the list
-		c.DeskOnly = deskOnly(e.info.Runtime, c.Agent)
+		c.DeskOnly = s.deskOnly(e.info.Runtime)
 		b.NeedsYou = append(b.NeedsYou, c)
 	}
 	b.CanHost = s.opts.Hosting != nil
@@ -353,7 +353,7 @@ func (s *Server) hostedView(ctx context.Context, v *views.Session, c live.Card) 
 	v.CanReconnect = v.CanResume && launched
 	v.AutoResume = v.CanResume && launched && c.State == hookstate.StateAsleep
 	if v.Hosted && (c.State == hookstate.StateWorking || c.State == hookstate.StatePrompting) {
-		v.Busy = busyHint(c.Key.Runtime)
+		v.Busy = s.busyHint(c.Key.Runtime)
 	}
 	if c.TerminalID == "" {
 		return
@@ -375,29 +375,19 @@ func (s *Server) hostedView(ctx context.Context, v *views.Session, c live.Card) 
 // deskOnly says why a prompt on the strip has no card to answer from
 // here: what paddock cannot do remotely for that agent, and what would let
 // it.
-func deskOnly(runtime, agent string) string {
-	switch runtime {
-	case "kimi":
-		return "Kimi Code takes no approval from outside: answer in its terminal (sessions paddock hosts are answered from here; --kimi-hold lets you deny)."
-	case "pi":
-		return "Answer in Pi's terminal (start paddock with --pi-hold to gate Pi's tools from here)."
-	case "codex":
-		return "Answer in Codex's terminal (paddock holds Codex's prompts only while a device was used in the last 15 minutes, up to --codex-hold)."
-	case "cursor":
-		return "Answer in Cursor: it has no question hook paddock can answer."
+func (s *Server) deskOnly(runtime string) string {
+	if t := s.opts.Agents.UIOf(runtime).DeskOnly; t != "" {
+		return t
 	}
-	return "Answer in " + agent + "'s terminal: this prompt did not reach paddock through a hook (paddock hooks install)."
+	return "Answer in " + s.opts.Agents.Label(runtime) + "'s terminal: this prompt did not reach paddock through a hook (paddock hooks install)."
 }
 
 // busyHint says how each agent takes a message typed during its turn
 // (its own queueing; paddock types it in at once either way).
-func busyHint(runtime string) string {
+func (s *Server) busyHint(runtime string) string {
 	const stop = " Ctrl-C or Esc interrupts it first."
-	switch runtime {
-	case "claude":
-		return "The agent is working: Claude Code queues what you send now and reads it in at its next step." + stop
-	case "kimi":
-		return "The agent is working: Kimi Code takes what you send now as steering for the running turn." + stop
+	if t := s.opts.Agents.UIOf(runtime).Busy; t != "" {
+		return t + stop
 	}
 	return "The agent is working: " + runtime + " decides whether what you send now steers this turn or waits for the next." + stop
 }

@@ -75,6 +75,9 @@ type Agent struct {
 	// cannot install hooks into it.
 	Install hookinstall.Spec
 
+	// UI are the notes the dashboard shows about it.
+	UI UI
+
 	// HoldsHistoryOpen: its scanner binds a live process to its session by
 	// the history files the process holds open, so those files are part of
 	// what says its processes changed.
@@ -88,6 +91,22 @@ type DirFlag struct {
 	// Default is the directory the agent itself would use, from its
 	// environment variable or the home directory.
 	Default func(getenv func(string) string) (string, error)
+}
+
+// UI are an agent's own notes on the dashboard; a zero field takes the
+// dashboard's generic text.
+type UI struct {
+	// DeskOnly says why a prompt of this agent on the "needs you" strip
+	// cannot be answered from the phone, and what would let it.
+	DeskOnly string
+	// Busy says how it takes a message typed during its turn.
+	Busy string
+	// ApprovalNote is shown on its approval cards; until is when the
+	// hold ends, in words ("in 2 min").
+	ApprovalNote func(until string) string
+	// AllowLabel names the Allow button where allowing does something
+	// else than approve; Allowed says what became of an allowed item.
+	AllowLabel, Allowed string
 }
 
 // HoldFlag is a serve flag setting how long an agent's decisions wait for
@@ -240,6 +259,12 @@ func (r *Registry) HookRules() map[string]hookstate.Rules {
 		out[a.Name] = a.HookRules
 	}
 	return out
+}
+
+// UIOf is name's dashboard notes (zero for an unknown agent).
+func (r *Registry) UIOf(name string) UI {
+	a, _ := r.Get(name)
+	return a.UI
 }
 
 // Policies are every agent's decision policy, by name.

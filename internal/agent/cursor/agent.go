@@ -18,11 +18,17 @@ func Agent() agent.Agent {
 			o.Processes, o.Logger = e.Processes, e.Logger
 			return New(o)
 		},
-		DecodeHook:       decodeCursor,
-		HookRules:        hookstate.Rules{InferPermissions: true},
-		Decisions:        decisions(),
-		HoldFlag:         &agent.HoldFlag{Name: "codex-hold"}, // held as long as a Codex prompt
-		Install:          install(),
+		DecodeHook: decodeCursor,
+		HookRules:  hookstate.Rules{InferPermissions: true},
+		Decisions:  decisions(),
+		HoldFlag:   &agent.HoldFlag{Name: "codex-hold"}, // held as long as a Codex prompt
+		Install:    install(),
+		UI: agent.UI{
+			DeskOnly: "Answer in Cursor: it has no question hook paddock can answer.",
+			ApprovalNote: func(until string) string {
+				return "Cursor waits for paddock; if nobody answers by " + until + ", Cursor asks in its own window."
+			},
+		},
 		Launch:           Launch(),
 		HoldsHistoryOpen: true, // a chat's store.db
 	}

@@ -24,6 +24,15 @@ func Agent() agent.Agent {
 		Decisions: decisions(),
 		HoldFlag:  &agent.HoldFlag{Name: "kimi-hold", Usage: "hold Kimi Code's tool calls this long each for a deny from the phone (Kimi takes no remote approval: \"let it run\" makes it ask in its terminal; 0, the default: off; at most 10m)"},
 		Install:   install(),
-		Launch:    Launch(),
+		UI: agent.UI{
+			DeskOnly:   "Kimi Code takes no approval from outside: answer in its terminal (sessions paddock hosts are answered from here; --kimi-hold lets you deny).",
+			Busy:       "The agent is working: Kimi Code takes what you send now as steering for the running turn.",
+			AllowLabel: "Let it run",
+			Allowed:    "Let it run: Kimi asks in its terminal",
+			ApprovalNote: func(string) string {
+				return "Kimi Code takes no approval from outside: Deny stops this call; Let it run makes Kimi ask in its own terminal."
+			},
+		},
+		Launch: Launch(),
 	}
 }
