@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"paddock/internal/agentenv"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -141,7 +142,7 @@ func (p *serveProc) stop(grace time.Duration) error {
 func relayWorks(ctx context.Context, bin, dataDir string, env []string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "hook", "--runtime", "claude", "--data-dir", dataDir, "Notification")
+	cmd := exec.CommandContext(ctx, bin, "hook", "--runtime", string(agentenv.Claude), "--data-dir", dataDir, "Notification")
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(`{"hook_event_name":"Notification","session_id":"paddock-demo-probe","message":"probe"}`)
 	return cmd.Run() == nil
