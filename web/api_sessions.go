@@ -12,7 +12,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
-	"paddock/internal/catalog"
+	"paddock/internal/board"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/session"
@@ -86,17 +86,17 @@ func timePtr(t time.Time) *time.Time {
 	return &t
 }
 
-func toJSON(e entry) sessionJSON {
-	in := e.info
-	state, _ := stateOf(e)
+func toJSON(e board.Entry) sessionJSON {
+	in := e.Info
+	state, _ := e.State()
 	j := sessionJSON{
 		Key: in.Key().String(), Runtime: in.Runtime, ID: in.ID, Cwd: in.Cwd, Project: in.Project,
 		Title: in.Title, TitleSource: in.TitleSource, FirstPrompt: in.FirstPrompt, LastPrompt: in.LastPrompt,
-		Created: timePtr(in.Created), Updated: timePtr(e.sortTime()), TimeSource: in.TimeSource, Model: in.Model,
+		Created: timePtr(in.Created), Updated: timePtr(e.SortTime()), TimeSource: in.TimeSource, Model: in.Model,
 		Live: in.Live, PID: in.PID, Tmux: in.Tmux, State: state, WaitingFor: in.WaitingFor,
 		ParentKey: in.ParentKey, HistoryPath: in.Path, URL: sessionURL(in.Key()),
 	}
-	if c := e.card; c != nil {
+	if c := e.Card; c != nil {
 		j.Live = !c.State.Over()
 		j.Attention = string(c.Attention)
 		j.StateSince = timePtr(c.Since)
@@ -167,7 +167,7 @@ func (s *Server) apiSessions(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := catalog.Filter{Runtime: c.QueryParam("runtime"), Query: c.QueryParam("q")}
+	f := board.Filter{Runtime: c.QueryParam("runtime"), Query: c.QueryParam("q")}
 	var wantLive *bool
 	switch c.QueryParam("live") {
 	case "":
@@ -185,7 +185,7 @@ func (s *Server) apiSessions(c *echo.Context) error {
 		return newError(http.StatusBadRequest, "bad_state", "state must be one of connecting, idle, prompting, working, approval, input, waiting, ended, asleep.")
 	}
 	out := []sessionJSON{}
-	for _, e := range s.entries(f) {
+	for _, e := range s.opts.Board.List(f) {
 		if len(out) == limit {
 			break
 		}
@@ -195,7 +195,7 @@ func (s *Server) apiSessions(c *echo.Context) error {
 		}
 		out = append(out, j)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"loaded": s.opts.Sessions.Loaded(), "sessions": out})
+	return c.JSON(http.StatusOK, map[string]any{"loaded": s.opts.Board.Loaded(), "sessions": out})
 }
 
 func (s *Server) apiSession(c *echo.Context) error {
@@ -203,13 +203,13 @@ func (s *Server) apiSession(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := s.entry(c.Request().Context(), k)
+	e, err := s.opts.Board.Get(c.Request().Context(), k)
 	if err != nil {
 		return err
 	}
 	resp := map[string]any{"session": toJSON(e)}
-	if s.opts.Hosting != nil && e.card != nil && e.card.TerminalID != "" {
-		if h, err := s.opts.Hosting.Health(c.Request().Context(), *e.card, s.opts.Now()); err == nil {
+	if s.opts.Hosting != nil && e.Card != nil && e.Card.TerminalID != "" {
+		if h, err := s.opts.Hosting.Health(c.Request().Context(), *e.Card, s.opts.Now()); err == nil {
 			resp["health"] = h
 		}
 	}
@@ -226,7 +226,7 @@ func (s *Server) apiMessages(c *echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	e, err := s.entry(ctx, k)
+	e, err := s.opts.Board.Get(ctx, k)
 	if err != nil {
 		return err
 	}
@@ -235,16 +235,16 @@ func (s *Server) apiMessages(c *echo.Context) error {
 		if err != nil {
 			return err
 		}
-		r, err := s.recentMessages(ctx, e, limit)
+		r, err := s.opts.Board.Recent(ctx, e, limit)
 		if err != nil {
 			return err
 		}
-		if r.total >= 0 {
-			return c.JSON(http.StatusOK, pageJSON(r.msgs, r.total-len(r.msgs), r.total))
+		if r.Total >= 0 {
+			return c.JSON(http.StatusOK, pageJSON(r.Msgs, r.Total-len(r.Msgs), r.Total))
 		}
-		return c.JSON(http.StatusOK, tailPageJSON(r.msgs))
+		return c.JSON(http.StatusOK, tailPageJSON(r.Msgs))
 	}
-	msgs, err := s.messages(ctx, e)
+	msgs, err := s.opts.Board.Messages(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func (s *Server) apiHealth(c *echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{
 		"status":   "ok",
 		"version":  s.opts.Version,
-		"loaded":   s.opts.Sessions.Loaded(),
+		"loaded":   s.opts.Board.Loaded(),
 		"uptime_s": int(s.opts.Now().Sub(s.started).Seconds()),
 	})
 }

@@ -6,11 +6,8 @@ import (
 
 	"github.com/labstack/echo/v5"
 
-	"paddock/internal/catalog"
 	"paddock/views"
 )
-
-var catalogAll = catalog.Filter{}
 
 func (s *Server) boardPage(c *echo.Context) error {
 	p := s.page(c, "LIVE")

@@ -10,7 +10,7 @@ import (
 	"paddock/views"
 )
 
-// eventJSON is one entry of a session's full record.
+// eventJSON is one board.Entry of a session's full record.
 type eventJSON struct {
 	Kind    string     `json:"kind"`
 	Role    string     `json:"role,omitempty"`
@@ -29,7 +29,7 @@ func (s *Server) apiEvents(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	evs, err := s.opts.Sessions.Events(c.Request().Context(), k)
+	evs, err := s.opts.Board.Events(c.Request().Context(), k)
 	if err != nil {
 		return err
 	}
@@ -49,16 +49,8 @@ func (s *Server) deleteSession(c *echo.Context) (session.Key, error) {
 		return k, err
 	}
 	ctx := c.Request().Context()
-	// The same rule as the page's Delete button; the scanners still refuse
-	// a session a process holds, whatever the hooks said.
-	e, err := s.entry(ctx, k)
-	if err != nil {
-		return k, err
-	}
-	if !ended(e) {
-		return k, session.ErrLive
-	}
-	if err := s.opts.Sessions.Delete(ctx, k); err != nil {
+	// The board holds the rule (the same as the page's Delete button).
+	if err := s.opts.Board.Delete(ctx, k); err != nil {
 		return k, err
 	}
 	if s.opts.Audit != nil {

@@ -71,9 +71,9 @@ func (s *Server) liveCard(c *echo.Context) (live.Card, error) {
 	if err != nil {
 		return live.Card{}, err
 	}
-	card, ok := s.live.Card(k)
+	card, ok := s.opts.Board.Card(k)
 	if !ok {
-		if _, err := s.opts.Sessions.Get(c.Request().Context(), k); err != nil {
+		if _, err := s.opts.Board.Get(c.Request().Context(), k); err != nil {
 			return live.Card{}, err
 		}
 		return live.Card{}, hosted.ErrNotHosted
@@ -213,18 +213,18 @@ func (s *Server) resumable(c *echo.Context) (hosted.Resumable, error) {
 	if err != nil {
 		return hosted.Resumable{}, err
 	}
-	e, err := s.entry(c.Request().Context(), k)
+	e, err := s.opts.Board.Get(c.Request().Context(), k)
 	if err != nil {
 		return hosted.Resumable{}, err
 	}
-	r := hosted.Resumable{Key: k, Cwd: e.info.Cwd, Transcript: e.info.Path}
-	if e.card != nil {
-		r.Card = *e.card
+	r := hosted.Resumable{Key: k, Cwd: e.Info.Cwd, Transcript: e.Info.Path}
+	if e.Card != nil {
+		r.Card = *e.Card
 		if r.Cwd == "" {
-			r.Cwd = e.card.Cwd
+			r.Cwd = e.Card.Cwd
 		}
 		if r.Transcript == "" {
-			r.Transcript = e.card.Transcript
+			r.Transcript = e.Card.Transcript
 		}
 	}
 	return r, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"paddock/internal/board"
 	"paddock/internal/hookstate"
 	"paddock/internal/hosted"
 	"paddock/views"
@@ -15,8 +16,8 @@ import (
 // recentDirs are the newest distinct project directories, for the form.
 func (s *Server) recentDirs(n int) []string {
 	var out []string
-	for _, e := range s.entries(catalogAll) {
-		if d := e.info.Cwd; d != "" && !slices.Contains(out, d) {
+	for _, e := range s.opts.Board.List(board.Filter{}) {
+		if d := e.Info.Cwd; d != "" && !slices.Contains(out, d) {
 			out = append(out, d)
 			if len(out) == n {
 				break

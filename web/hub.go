@@ -5,14 +5,13 @@ import (
 	"slices"
 	"time"
 
-	"paddock/internal/catalog"
-	"paddock/internal/pending"
+	"paddock/internal/board"
 	"paddock/internal/session"
 	"paddock/views"
 )
 
 // The hub owns every websocket client and pushes HTML fragments (elements
-// with hx-swap-oob) when the catalog changes. Each fragment is rendered once
+// with hx-swap-oob) when the board's entries change. Each fragment is rendered once
 // per change and the same bytes go to every client that shows it. A client
 // whose buffer is full is dropped, never waited for: it reconnects and gets
 // a full snapshot.
@@ -33,17 +32,8 @@ const loadPoll = 100 * time.Millisecond
 
 func (h *hub) run(ctx context.Context) error {
 	defer close(h.done)
-	changes, cancel := h.s.opts.Sessions.Subscribe()
+	changes, cancel := h.s.opts.Board.Subscribe()
 	defer cancel()
-	liveChanges, cancelLive := h.s.live.Subscribe()
-	defer cancelLive()
-	// A prompt opened or answered changes its session's card and page.
-	var items <-chan pending.Item
-	if h.s.opts.Approvals != nil {
-		var cancelItems func()
-		items, cancelItems = h.s.opts.Approvals.Subscribe()
-		defer cancelItems()
-	}
 	clients := map[*client]struct{}{}
 	drop := func(c *client) {
 		if _, ok := clients[c]; ok {
@@ -57,7 +47,7 @@ func (h *hub) run(ctx context.Context) error {
 		}
 	}()
 
-	loaded := h.s.opts.Sessions.Loaded()
+	loaded := h.s.opts.Board.Loaded()
 	poll := time.NewTicker(loadPoll)
 	defer poll.Stop()
 	screens := time.NewTicker(screenEvery)
@@ -76,40 +66,18 @@ func (h *hub) run(ctx context.Context) error {
 		case c := <-h.unregister:
 			drop(c)
 		case <-poll.C:
-			if !loaded && h.s.opts.Sessions.Loaded() {
+			if !loaded && h.s.opts.Board.Loaded() {
 				loaded = true
-				h.broadcast(ctx, clients, catalog.Change{Full: true}, drop)
+				h.broadcast(ctx, clients, board.Change{Full: true}, drop)
 			}
 		case ch, ok := <-changes:
 			if !ok {
 				changes = nil
 				continue
 			}
-			h.broadcast(ctx, clients, coalesce(ch, changes, liveChanges), drop)
-		case ch, ok := <-liveChanges:
-			if !ok {
-				liveChanges = nil
-				continue
-			}
-			h.broadcast(ctx, clients, coalesce(ch, changes, liveChanges), drop)
-		case it, ok := <-items:
-			if !ok {
-				items = nil
-				continue
-			}
-			h.broadcast(ctx, clients, coalesce(itemChange(it), changes, liveChanges), drop)
+			h.broadcast(ctx, clients, coalesce(ch, changes), drop)
 		}
 	}
-}
-
-// itemChange is what a pending item's open or resolution changes: its
-// session; or, for the broker's "List again" (the zero Item, sent when the
-// hub fell behind), every session, since which ones were missed is unknown.
-func itemChange(it pending.Item) catalog.Change {
-	if it.ID == "" {
-		return catalog.Change{Full: true}
-	}
-	return catalog.Change{Updated: []session.Key{it.Key}}
 }
 
 // snapshot sends a client everything its view shows; every (re)connect
@@ -130,23 +98,23 @@ func (h *hub) snapshot(ctx context.Context, c *client) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	c.shown = newest(r.msgs)
+	c.shown = newest(r.Msgs)
 	return c.offer(b1) && c.offer(b2)
 }
 
-// sessionData is what a session viewer shows: the entry and the newest
+// sessionData is what a session viewer shows: the board.Entry and the newest
 // page of its conversation (read from the end of a long history, never a
 // full parse per push).
-func (h *hub) sessionData(ctx context.Context, k session.Key) (entry, recent, error) {
-	e, err := h.s.entry(ctx, k)
+func (h *hub) sessionData(ctx context.Context, k session.Key) (board.Entry, board.Recent, error) {
+	e, err := h.s.opts.Board.Get(ctx, k)
 	if err != nil {
-		return e, recent{}, err
+		return e, board.Recent{}, err
 	}
-	r, err := h.s.recentMessages(ctx, e, pageSize)
+	r, err := h.s.opts.Board.Recent(ctx, e, pageSize)
 	return e, r, err
 }
 
-func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch catalog.Change, drop func(*client)) {
+func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch board.Change, drop func(*client)) {
 	if len(clients) == 0 {
 		return
 	}
@@ -189,7 +157,7 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch ca
 			frags[c.key] = f
 			if e, r, err := h.sessionData(ctx, c.key); err == nil {
 				f.v = h.s.sessionView(ctx, e, r)
-				f.msgs = r.msgs
+				f.msgs = r.Msgs
 				f.head, err = renderBytes(ctx, views.SessionHead(f.v, true))
 				f.ok = err == nil
 			}
@@ -285,7 +253,7 @@ func sameStart(a, b session.Message) bool {
 // coalesce merges into ch every change already waiting on the channels, so
 // a burst of hook events costs one render per board instead of one per
 // event; it never waits, so a lone change goes out at once.
-func coalesce(ch catalog.Change, sources ...<-chan catalog.Change) catalog.Change {
+func coalesce(ch board.Change, sources ...<-chan board.Change) board.Change {
 	const most = 256
 	for range most {
 		got := false
@@ -326,7 +294,7 @@ func (h *hub) screens(ctx context.Context, clients map[*client]struct{}, drop fu
 		text, seen := texts[c.key]
 		if !seen {
 			texts[c.key] = nil
-			card, ok := h.s.live.Card(c.key)
+			card, ok := h.s.opts.Board.Card(c.key)
 			if !ok || !hostedLive(card.State, card.TerminalID) {
 				continue
 			}

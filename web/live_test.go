@@ -140,51 +140,6 @@ func TestCoalesceMergesWaitingChanges(t *testing.T) {
 	}
 }
 
-func TestTeamsGroupUnderLeadUntilAllEnded(t *testing.T) {
-	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	card := func(id string, st hookstate.State, since time.Time, parent string) entry {
-		c := live.Card{Key: session.Key{Runtime: "claude", ID: id}, State: st, Since: since}
-		if parent != "" {
-			c.Parent = session.Key{Runtime: "claude", ID: parent}
-		}
-		return entry{info: session.Info{Runtime: "claude", ID: id}, card: &c}
-	}
-	order := func(gs []group) string {
-		var b strings.Builder
-		for _, g := range gs {
-			b.WriteString(g.lead.info.ID)
-			for _, m := range g.members {
-				b.WriteString("+" + m.info.ID)
-			}
-			b.WriteString(" ")
-		}
-		return strings.TrimSpace(b.String())
-	}
-	for _, tc := range []struct {
-		name string
-		es   []entry
-		want string
-	}{
-		{"members move under their lead", []entry{
-			card("m1", hookstate.StateWorking, now, "lead"), card("solo", hookstate.StateIdle, now, ""),
-			card("lead", hookstate.StateWaiting, now, ""), card("m2", hookstate.StateEnded, now, "lead"),
-		}, "solo lead+m1+m2"},
-		{"all ended 10 s ago: still a team", []entry{
-			card("lead", hookstate.StateEnded, now.Add(-10*time.Second), ""), card("m1", hookstate.StateEnded, now.Add(-10*time.Second), "lead"),
-		}, "lead+m1"},
-		{"all ended 20 s ago: the team is gone", []entry{
-			card("lead", hookstate.StateEnded, now.Add(-20*time.Second), ""), card("m1", hookstate.StateEnded, now.Add(-20*time.Second), "lead"),
-		}, "lead m1"},
-		{"parent not on the board", []entry{card("m1", hookstate.StateWorking, now, "gone")}, "m1"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := order(teams(tc.es, now)); got != tc.want {
-				t.Fatalf("board %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestOpeningASessionReadsItsResult(t *testing.T) {
 	r := newRig(t)
 	tok := r.pair()

@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v5"
 
+	"paddock/internal/board"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/markdown"
@@ -109,9 +110,9 @@ func isoTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func (s *Server) card(e entry) views.Card {
-	in := e.info
-	class, label := stateOf(e)
+func (s *Server) card(e board.Entry) views.Card {
+	in := e.Info
+	class, label := e.State()
 	title := in.Title
 	if title == "" {
 		title = "(untitled session)"
@@ -126,12 +127,12 @@ func (s *Server) card(e entry) views.Card {
 		Cwd:         in.Cwd,
 		Title:       title,
 		Prompt:      in.LastPrompt,
-		UpdatedISO:  isoTime(e.sortTime()),
-		UpdatedText: relTime(s.opts.Now(), e.sortTime()),
+		UpdatedISO:  isoTime(e.SortTime()),
+		UpdatedText: relTime(s.opts.Now(), e.SortTime()),
 		State:       class,
 		StateLabel:  label,
 	}
-	if c := e.card; c != nil {
+	if c := e.Card; c != nil {
 		v.Attention = string(c.Attention)
 		v.Terminal = c.Terminal
 		v.External = c.External
@@ -151,32 +152,9 @@ func (s *Server) card(e entry) views.Card {
 			v.Title = c.Name
 		}
 	}
-	v.Live = !ended(e)
-	v.CanResume = s.canResume(e)
+	v.Live = !e.Over()
+	v.CanResume = e.CanResume()
 	return v
-}
-
-// ended reports whether a session's agent is done with it. The hooks'
-// state wins when there is a card, as on the board: SessionEnd (or paddock
-// putting the session to sleep) arrives the moment it happens, while the
-// process scan is a periodic snapshot that can still see an exiting agent.
-// Without a card only the scan knows.
-func ended(e entry) bool {
-	if e.card != nil {
-		return e.card.State.Over()
-	}
-	return !e.info.Live
-}
-
-// canResume is the one rule for offering Resume, on the board and the
-// page alike: paddock can host, the session has ended, and there is a
-// directory to resume it in (the one resumable would pass on).
-func (s *Server) canResume(e entry) bool {
-	dir := e.info.Cwd
-	if dir == "" && e.card != nil {
-		dir = e.card.Cwd
-	}
-	return s.opts.Hosting != nil && ended(e) && dir != ""
 }
 
 func runningSubagents(ss []live.Subagent) int {
@@ -199,18 +177,18 @@ func humanBytes(b uint64) string {
 }
 
 func (s *Server) board() views.Board {
-	if !s.opts.Sessions.Loaded() {
+	if !s.opts.Board.Loaded() {
 		return views.Board{}
 	}
-	es := s.entries(catalogAll)
+	es := s.opts.Board.List(board.Filter{})
 	b := views.Board{Loaded: true, Cards: make([]views.Card, 0, len(es))}
-	for _, g := range teams(es, s.opts.Now()) {
-		lead := s.card(g.lead)
-		if len(g.members) > 0 {
-			lead.TeamSize = len(g.members) + 1
+	for _, g := range board.Teams(es, s.opts.Now()) {
+		lead := s.card(g.Lead)
+		if len(g.Members) > 0 {
+			lead.TeamSize = len(g.Members) + 1
 		}
 		b.Cards = append(b.Cards, lead)
-		for _, m := range g.members {
+		for _, m := range g.Members {
 			c := s.card(m)
 			c.Member = true
 			b.Cards = append(b.Cards, c)
@@ -218,20 +196,20 @@ func (s *Server) board() views.Board {
 	}
 	b.Pending = s.pendingViews(session.Key{})
 	asked := askedIn(b.Pending)
-	for _, e := range needsYou(es) {
+	for _, e := range board.NeedsYou(es) {
 		c := s.card(e)
 		if asked[c.URL] {
 			continue
 		}
 		c.DOMID = "need-" + c.DOMID // the same session also has its place in the list
-		c.DeskOnly = s.deskOnly(e.info.Runtime)
+		c.DeskOnly = s.deskOnly(e.Info.Runtime)
 		b.NeedsYou = append(b.NeedsYou, c)
 	}
 	b.CanHost = s.opts.Hosting != nil
-	for _, e := range s.opts.Sessions.Errors() {
+	for _, e := range s.opts.Board.Errors() {
 		b.Errors = append(b.Errors, s.opts.Agents.Label(e.Runtime)+": its history could not be read ("+e.Message+"); showing what was read before.")
 	}
-	if m := s.live.Machine(); m.Total > 0 {
+	if m := s.opts.Board.Machine(); m.Total > 0 {
 		b.Memory = humanBytes(m.Used) + " of " + humanBytes(m.Total) + " in use"
 	}
 	return b
@@ -264,15 +242,15 @@ func (s *Server) conversationPage(k session.Key, msgs []session.Message, to int)
 // newestPage renders the newest page, with a link to the page before it:
 // by index when the conversation was counted, else by an anchor on its
 // first message (see cursor).
-func (s *Server) newestPage(k session.Key, r recent) views.Conversation {
-	c := views.Conversation{Messages: make([]views.Message, 0, len(r.msgs))}
-	for _, m := range r.msgs {
+func (s *Server) newestPage(k session.Key, r board.Recent) views.Conversation {
+	c := views.Conversation{Messages: make([]views.Message, 0, len(r.Msgs))}
+	for _, m := range r.Msgs {
 		c.Messages = append(c.Messages, s.message(m))
 	}
-	switch from := r.total - len(r.msgs); {
-	case r.total < 0 && len(r.msgs) > 0:
-		c.OlderURL = sessionURL(k) + "/messages?before=" + anchorCursor(r.msgs)
-	case r.total >= 0 && from > 0:
+	switch from := r.Total - len(r.Msgs); {
+	case r.Total < 0 && len(r.Msgs) > 0:
+		c.OlderURL = sessionURL(k) + "/messages?before=" + anchorCursor(r.Msgs)
+	case r.Total >= 0 && from > 0:
 		c.OlderURL = fmt.Sprintf("%s/messages?before=%d", sessionURL(k), from)
 	}
 	return c
@@ -280,7 +258,7 @@ func (s *Server) newestPage(k session.Key, r recent) views.Conversation {
 
 // askedIn is the set of session URLs with a card waiting to be answered:
 // such a card asks what the session's own dialog line says, so the board
-// drops the session's needs-you entry and the session page its dialog
+// drops the session's needs-you board.Entry and the session page its dialog
 // line, or the prompt would show twice.
 func askedIn(cards []views.Approval) map[string]bool {
 	asked := map[string]bool{}
@@ -292,23 +270,23 @@ func askedIn(cards []views.Approval) map[string]bool {
 	return asked
 }
 
-func (s *Server) sessionView(ctx context.Context, e entry, r recent) views.Session {
+func (s *Server) sessionView(ctx context.Context, e board.Entry, r board.Recent) views.Session {
 	v := views.Session{
 		Card:         s.card(e),
-		Model:        e.info.Model,
-		Conversation: s.newestPage(e.key(), r),
-		Total:        r.total,
+		Model:        e.Info.Model,
+		Conversation: s.newestPage(e.Key(), r),
+		Total:        r.Total,
 	}
 	v.CanResume = v.Card.CanResume
-	v.CanDelete = ended(e) && e.info.Path != ""
-	v.Pending = s.pendingViews(e.key())
+	v.CanDelete = e.Over() && e.Info.Path != ""
+	v.Pending = s.pendingViews(e.Key())
 	if askedIn(v.Pending)[v.Card.URL] {
 		v.Card.DialogTool, v.Card.DialogSummary = "", ""
 	}
-	if s.opts.Hosting != nil && e.info.Cwd != "" {
-		v.NewHereURL = "/new?" + url.Values{"runtime": {e.info.Runtime}, "workdir": {e.info.Cwd}, "parent": {e.key().String()}}.Encode()
+	if s.opts.Hosting != nil && e.Info.Cwd != "" {
+		v.NewHereURL = "/new?" + url.Values{"runtime": {e.Info.Runtime}, "workdir": {e.Info.Cwd}, "parent": {e.Key().String()}}.Encode()
 	}
-	if c := e.card; c != nil {
+	if c := e.Card; c != nil {
 		if c.Model != "" {
 			v.Model = c.Model
 		}
@@ -325,7 +303,7 @@ func (s *Server) sessionView(ctx context.Context, e entry, r recent) views.Sessi
 		}
 		for _, a := range c.Subagents {
 			v.Subagents = append(v.Subagents, views.Subagent{
-				ID: a.ID, Type: a.Type, Task: a.Task, URL: s.subagentURL(e.key(), a.ID), Running: a.Running, ToolCalls: a.ToolCalls,
+				ID: a.ID, Type: a.Type, Task: a.Task, URL: s.subagentURL(e.Key(), a.ID), Running: a.Running, ToolCalls: a.ToolCalls,
 				StartedISO: isoTime(a.Started), StartedText: relTime(s.opts.Now(), a.Started),
 			})
 		}

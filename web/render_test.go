@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
+	"paddock/internal/board"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/markdown"
@@ -57,21 +58,21 @@ func TestEndedOneRule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Server{opts: Options{Agents: registry.Default(), Now: time.Now, Markdown: markdown.New()}, live: noLive{}}
+			s := &Server{opts: Options{Agents: registry.Default(), Now: time.Now, Markdown: markdown.New()}}
 			if tt.hosting {
 				s.opts.Hosting = panicHosting{}
 			}
 			in := tt.info
 			in.Runtime, in.ID = key.Runtime, key.ID
-			e := entry{info: in, card: tt.card}
-			if got := ended(e); got != tt.wantEnded {
+			e := board.Entry{Info: in, Card: tt.card, Hostable: tt.hosting}
+			if got := e.Over(); got != tt.wantEnded {
 				t.Errorf("ended = %v, want %v", got, tt.wantEnded)
 			}
 			c := s.card(e)
 			if c.Live == tt.wantEnded || c.CanResume != tt.wantResume {
 				t.Errorf("board card: Live %v CanResume %v, want Live %v CanResume %v", c.Live, c.CanResume, !tt.wantEnded, tt.wantResume)
 			}
-			v := s.sessionView(context.Background(), e, recent{})
+			v := s.sessionView(context.Background(), e, board.Recent{})
 			if v.CanResume != tt.wantResume || v.CanDelete != tt.wantDelete {
 				t.Errorf("page: CanResume %v CanDelete %v, want %v %v", v.CanResume, v.CanDelete, tt.wantResume, tt.wantDelete)
 			}

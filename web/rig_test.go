@@ -20,6 +20,7 @@ import (
 	"paddock/internal/agent/claude"
 	"paddock/internal/agent/registry"
 	"paddock/internal/auth"
+	"paddock/internal/board"
 	"paddock/internal/catalog"
 	"paddock/internal/live"
 	"paddock/internal/pending"
@@ -36,6 +37,7 @@ type rig struct {
 	cat       *catalog.Catalog
 	live      *live.Service
 	items     *pending.Broker
+	board     *board.Board
 	certs     *certs.Manager
 	claudeDir string
 	now       time.Time
@@ -77,6 +79,8 @@ func newRig(t *testing.T) *rig {
 	go r.live.Run(ctx)
 	r.items = pending.New(pending.Options{Persist: st})
 	go r.items.Run(ctx)
+	r.board = board.New(board.Options{History: r.cat, Live: r.live, Items: r.items})
+	go r.board.Run(ctx)
 	r.certs, err = certs.Load(certs.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -85,8 +89,7 @@ func newRig(t *testing.T) *rig {
 	_, _ = rand.Read(key)
 	r.srv, err = New(Options{
 		Agents:       registry.Default(),
-		Sessions:     r.cat,
-		Live:         r.live,
+		Board:        r.board,
 		Auth:         r.auth,
 		CSRFKey:      key,
 		CA:           r.certs,

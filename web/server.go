@@ -9,42 +9,15 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/agent"
 	"paddock/internal/auth"
-	"paddock/internal/catalog"
 	"paddock/internal/markdown"
-	"paddock/internal/session"
 	"paddock/static"
 )
-
-// Sessions is what the web layer needs from the session catalog.
-type Sessions interface {
-	Loaded() bool
-	List(f catalog.Filter) []session.Info
-	Get(ctx context.Context, k session.Key) (session.Info, error)
-	Messages(ctx context.Context, k session.Key) ([]session.Message, error)
-	// RecentMessages is the last n messages and the conversation's length
-	// (-1 when only the end of its history was read).
-	RecentMessages(ctx context.Context, k session.Key, n int) ([]session.Message, int, error)
-	Subscribe() (<-chan catalog.Change, func())
-	// Errors lists the runtimes whose last scan failed (their sessions are
-	// the last good list).
-	Errors() []catalog.RuntimeError
-	// Events reads a session's full record; Delete deletes its history
-	// (catalog.ErrUnsupported where its agent's format allows neither).
-	Events(ctx context.Context, k session.Key) ([]session.Event, error)
-	Delete(ctx context.Context, k session.Key) error
-	// HasSubagents says whether runtime's subagents keep conversations of
-	// their own, which SubagentConversation reads (catalog.ErrUnsupported
-	// where they do not).
-	HasSubagents(runtime string) bool
-	SubagentConversation(ctx context.Context, k session.Key, agentID string) ([]session.Message, error)
-}
 
 // CA is what the certificate page needs from the certificate manager.
 type CA interface {
@@ -55,10 +28,9 @@ type CA interface {
 // Options wires the server to its collaborators.
 type Options struct {
 	// Agents are the agents paddock knows: their names and UI notes.
-	Agents   *agent.Registry
-	Sessions Sessions
-	Live     Live    // nil: history only
-	Hosting  Hosting // nil: paddock cannot start agents (no tmux)
+	Agents  *agent.Registry
+	Board   Board
+	Hosting Hosting // nil: paddock cannot start agents (no tmux)
 	// Approvals are the prompts and questions answered from the phone;
 	// nil: none are.
 	Approvals Approvals
@@ -85,8 +57,6 @@ type Server struct {
 	log     *slog.Logger
 	assets  *static.Assets
 	chroma  *static.Asset
-	live    Live
-	home    string // for project names of cards known only from hooks
 	hub     *hub
 	started time.Time
 	https   *echo.Echo
@@ -95,8 +65,8 @@ type Server struct {
 
 // New builds both handlers. Run must be called for live updates.
 func New(opts Options) (*Server, error) {
-	if opts.Agents == nil || opts.Sessions == nil || opts.Auth == nil || opts.AllowedHosts == nil {
-		return nil, errors.New("web: Agents, Sessions, Auth and AllowedHosts are required")
+	if opts.Agents == nil || opts.Board == nil || opts.Auth == nil || opts.AllowedHosts == nil {
+		return nil, errors.New("web: Agents, Board, Auth and AllowedHosts are required")
 	}
 	if len(opts.CSRFKey) < 32 {
 		return nil, errors.New("web: CSRF key must be at least 32 bytes")
@@ -120,11 +90,6 @@ func New(opts Options) (*Server, error) {
 		assets:  assets,
 		chroma:  chromaAsset(opts.Markdown),
 		started: opts.Now(),
-		live:    opts.Live,
-	}
-	s.home, _ = os.UserHomeDir()
-	if s.live == nil {
-		s.live = noLive{}
 	}
 	s.hub = newHub(s)
 	s.https = s.newHTTPS()

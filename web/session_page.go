@@ -39,18 +39,18 @@ func (s *Server) sessionPage(c *echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	e, err := s.entry(ctx, k)
+	e, err := s.opts.Board.Get(ctx, k)
 	if err != nil {
 		return err
 	}
-	r, err := s.recentMessages(ctx, e, pageSize)
+	r, err := s.opts.Board.Recent(ctx, e, pageSize)
 	if err != nil {
 		return err
 	}
-	if e.card != nil && e.card.Attention == hookstate.AttentionUnread {
+	if e.Card != nil && e.Card.Attention == hookstate.AttentionUnread {
 		// Opening the session reads its result; a failure only leaves the
 		// dot on.
-		_ = s.live.MarkRead(ctx, k)
+		_ = s.opts.Board.MarkRead(ctx, k)
 	}
 	v := s.sessionView(ctx, e, r)
 	p := s.page(c, v.Card.Title)
@@ -73,11 +73,11 @@ func (s *Server) olderMessages(c *echo.Context) error {
 		return newError(http.StatusBadRequest, "bad_cursor", "before must be a message index (a whole number ≥ 0) or a cursor from the page.")
 	}
 	ctx := c.Request().Context()
-	e, err := s.entry(ctx, k)
+	e, err := s.opts.Board.Get(ctx, k)
 	if err != nil {
 		return err
 	}
-	msgs, err := s.messages(ctx, e)
+	msgs, err := s.opts.Board.Messages(ctx, e)
 	if err != nil {
 		return err
 	}

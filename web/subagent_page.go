@@ -41,7 +41,7 @@ func validAgentID(id string) bool { return validToken(id, 128) && !strings.Conta
 // subagentURL is the page of a subagent's conversation, or "" where there
 // is none to open.
 func (s *Server) subagentURL(k session.Key, agentID string) string {
-	if !s.opts.Sessions.HasSubagents(k.Runtime) || !validAgentID(agentID) {
+	if !s.opts.Board.HasSubagents(k.Runtime) || !validAgentID(agentID) {
 		return ""
 	}
 	return sessionURL(k) + "/agents/" + url.PathEscape(agentID)
@@ -49,7 +49,7 @@ func (s *Server) subagentURL(k session.Key, agentID string) string {
 
 // subagentMessages is the subagent's conversation from its own transcript.
 func (s *Server) subagentMessages(ctx context.Context, k session.Key, agent string) ([]session.Message, error) {
-	msgs, err := s.opts.Sessions.SubagentConversation(ctx, k, agent)
+	msgs, err := s.opts.Board.SubagentConversation(ctx, k, agent)
 	if errors.Is(err, catalog.ErrUnsupported) {
 		return nil, errNoSubagents
 	}
@@ -104,10 +104,10 @@ func (s *Server) subagentView(ctx context.Context, k session.Key, agent string, 
 	known := false
 	card := views.Card{Runtime: k.Runtime, ID: k.ID}
 	// The parent only decorates the page; the conversation is already read.
-	if e, err := s.entry(ctx, k); err == nil {
+	if e, err := s.opts.Board.Get(ctx, k); err == nil {
 		card = s.card(e)
-		if e.card != nil {
-			for _, x := range e.card.Subagents {
+		if e.Card != nil {
+			for _, x := range e.Card.Subagents {
 				if x.ID == agent {
 					a, known = x, true
 				}

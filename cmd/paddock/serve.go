@@ -20,6 +20,7 @@ import (
 	"paddock/internal/agent/registry"
 	"paddock/internal/approvals"
 	"paddock/internal/auth"
+	"paddock/internal/board"
 	"paddock/internal/catalog"
 	"paddock/internal/config"
 	"paddock/internal/hookstate"
@@ -175,10 +176,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 	}
 
+	sessions := board.New(board.Options{History: cat, Live: states, Items: items, CanHost: hosting != nil, Logger: log.With("component", "board")})
 	srv, err := web.New(web.Options{
 		Agents:       agents,
-		Sessions:     cat,
-		Live:         states,
+		Board:        sessions,
 		Hosting:      hosting,
 		Approvals:    items,
 		Audit:        a.store,
@@ -242,6 +243,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		goRun("agent CLI check", func() error { return probe(ctx) })
 		goRun("hosted screen dialogs", func() error { return screens(ctx) })
 	}
+	goRun("board", func() error { return sessions.Run(ctx) })
 	goRun("websocket hub", func() error { return srv.Run(ctx) })
 	goRun("https", func() error { return httpsSrv.Serve(tls.NewListener(httpsLn, tlsCfg)) })
 	var plainSrv *http.Server

@@ -1,4 +1,4 @@
-package web
+package board
 
 import (
 	"slices"
@@ -11,7 +11,7 @@ import (
 // The broker's "List again" (the zero Item) must refresh every session
 // viewer, not the session of an empty key.
 func TestItemChange(t *testing.T) {
-	k := session.Key{Runtime: "claude", ID: sessionA}
+	k := session.Key{Runtime: "claude", ID: "0b5d4c2e-1111-4a2b-9c3d-aaaaaaaaaaaa"}
 	tests := []struct {
 		name    string
 		it      pending.Item
