@@ -28,6 +28,7 @@ func Agent() agent.Agent {
 		HookRules: hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
 		Decisions: decisions(),
 		Launch:    Launch(),
+		Process:   process(),
 	}
 }
 

@@ -20,10 +20,10 @@ func Agent() agent.Agent {
 		DecodeHook: decodeCodex,
 		// Its TUI fires SessionStart with the first prompt, not at
 		// launch; it shows permission dialogs its hooks may not announce.
-		HookRules:        hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
-		Decisions:        decisions(),
-		HoldFlag:         &agent.HoldFlag{Name: "codex-hold", Usage: "how long a Codex permission prompt (and a Cursor shell or MCP approval) waits for the phone before the agent asks in its own terminal (0: never held; at most 10m)"},
-		Launch:           Launch(),
-		HoldsHistoryOpen: true, // the rollout and thread lock of a session resumed inside a running TUI
+		HookRules: hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
+		Decisions: decisions(),
+		HoldFlag:  &agent.HoldFlag{Name: "codex-hold", Usage: "how long a Codex permission prompt (and a Cursor shell or MCP approval) waits for the phone before the agent asks in its own terminal (0: never held; at most 10m)"},
+		Launch:    Launch(),
+		Process:   process(),
 	}
 }

@@ -18,11 +18,11 @@ func Agent() agent.Agent {
 			o.Processes, o.Logger = e.Processes, e.Logger
 			return New(o)
 		},
-		DecodeHook:       decodeCursor,
-		HookRules:        hookstate.Rules{InferPermissions: true},
-		Decisions:        decisions(),
-		HoldFlag:         &agent.HoldFlag{Name: "codex-hold"}, // held as long as a Codex prompt
-		Launch:           Launch(),
-		HoldsHistoryOpen: true, // a chat's store.db
+		DecodeHook: decodeCursor,
+		HookRules:  hookstate.Rules{InferPermissions: true},
+		Decisions:  decisions(),
+		HoldFlag:   &agent.HoldFlag{Name: "codex-hold"}, // held as long as a Codex prompt
+		Launch:     Launch(),
+		Process:    process(),
 	}
 }

@@ -24,5 +24,6 @@ func Agent() agent.Agent {
 		Decisions: decisions(),
 		HoldFlag:  &agent.HoldFlag{Name: "kimi-hold", Usage: "hold Kimi Code's tool calls this long each for a deny from the phone (Kimi takes no remote approval: \"let it run\" makes it ask in its terminal; 0, the default: off; at most 10m)"},
 		Launch:    Launch(),
+		Process:   process(),
 	}
 }

@@ -21,5 +21,6 @@ func Agent() agent.Agent {
 		HookRules:  hookstate.Rules{InferPermissions: true},
 		Decisions:  decisions(),
 		Launch:     Launch(),
+		Process:    process(),
 	}
 }

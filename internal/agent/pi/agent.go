@@ -34,5 +34,6 @@ func Agent() agent.Agent {
 		Decisions: decisions(),
 		HoldFlag:  &agent.HoldFlag{Name: "pi-hold", Usage: "gate Pi's tool calls (bash, edit, write, …) through the phone, each waiting at most this long before Pi goes on (0, the default: off; at most 10m)"},
 		Launch:    Launch(),
+		Process:   process(),
 	}
 }
