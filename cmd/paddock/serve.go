@@ -88,7 +88,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	var states *live.Service
 	// One walk of the process table serves every scanner for a second:
 	// they run concurrently, within milliseconds of each other.
-	procs := procscan.Shared(time.Second)
+	matcher := agents.Processes()
+	procs := matcher.Shared(time.Second)
 	scanners := agents.Scanners(agent.Env{Processes: procs, Logger: log,
 		HostedSession: func(id string) (session.Key, bool) {
 			c, ok := states.ByTerminal(id)
@@ -135,7 +136,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			in, err := cat.Get(ctx, k)
 			return in, err == nil
 		}},
-		Agents: procscan.Agents,
+		Agents: matcher.Agents,
 		Logger: log.With("component", "live"),
 	})
 	// Prompts and questions answered from the phone: held in the hook

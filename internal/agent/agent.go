@@ -78,10 +78,13 @@ type Agent struct {
 	// UI are the notes the dashboard shows about it.
 	UI UI
 
-	// HoldsHistoryOpen: its scanner binds a live process to its session by
-	// the history files the process holds open, so those files are part of
-	// what says its processes changed.
-	HoldsHistoryOpen bool
+	// Process is how its processes show in the process table: the
+	// programs and packages that run its CLI, how its flags say whether a
+	// run is its TUI and which session it names, and whether its scanner
+	// binds a process by the history files it holds open. Its Runtime is
+	// the agent's Name whatever it says (Registry.Processes sets it). Zero:
+	// no process of it is recognised.
+	Process procscan.CLI
 }
 
 // DirFlag is a serve flag naming an agent's directory.
@@ -160,6 +163,9 @@ func NewRegistry(agents ...Agent) (*Registry, error) {
 		if a.NewScanner == nil {
 			return nil, fmt.Errorf("agent: %q has no scanner", a.Name)
 		}
+		if err := r.unclaimed(a); err != nil {
+			return nil, err
+		}
 		r.byName[a.Name] = len(r.list)
 		r.list = append(r.list, a)
 	}
@@ -167,6 +173,24 @@ func NewRegistry(agents ...Agent) (*Registry, error) {
 		return nil, errors.New("agent: a registry needs an agent")
 	}
 	return r, nil
+}
+
+// unclaimed checks that no agent listed before a claims one of its
+// programs or packages: a command line must name one agent.
+func (r *Registry) unclaimed(a Agent) error {
+	for _, b := range r.list {
+		for _, p := range a.Process.Programs {
+			if slices.Contains(b.Process.Programs, p) {
+				return fmt.Errorf("agent: %q and %q both run as program %q", b.Name, a.Name, p)
+			}
+		}
+		for _, p := range a.Process.Packages {
+			if slices.Contains(b.Process.Packages, p) {
+				return fmt.Errorf("agent: %q and %q both ship in package %q", b.Name, a.Name, p)
+			}
+		}
+	}
+	return nil
 }
 
 // MustRegistry is NewRegistry for lists fixed in code, where an error is
@@ -348,10 +372,22 @@ func (r *Registry) InstallSpecs() []hookinstall.Spec {
 }
 
 // HoldsHistoryOpen reports whether name's scanner binds processes by the
-// files they hold open.
+// files they hold open (its Process.HoldsHistoryOpen), for
+// procscan.Fingerprints.
 func (r *Registry) HoldsHistoryOpen(name string) bool {
 	a, ok := r.Get(name)
-	return ok && a.HoldsHistoryOpen
+	return ok && a.Process.HoldsHistoryOpen
+}
+
+// Processes recognises every agent's processes, each CLI under its
+// agent's name.
+func (r *Registry) Processes() *procscan.Matcher {
+	clis := make([]procscan.CLI, len(r.list))
+	for i, a := range r.list {
+		clis[i] = a.Process
+		clis[i].Runtime = a.Name
+	}
+	return procscan.NewMatcher(clis...)
 }
 
 // Home is $HOME, else the user's home directory, read through getenv:

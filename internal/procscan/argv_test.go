@@ -1,10 +1,16 @@
-package procscan
+package procscan_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"paddock/internal/agent/registry"
 )
+
+// shipped recognises the agents paddock ships, each by its own CLI table
+// (internal/agent/<name>/process.go): what paddock serve matches with.
+var shipped = registry.Default().Processes()
 
 // The command lines are as /proc/<pid>/cmdline shows them, split at NULs:
 // the ones marked "seen" were read from the pinned CLIs running in tmux on
@@ -131,7 +137,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := Classify(tt.argv)
+			got, ok := shipped.Classify(tt.argv)
 			if ok != (tt.runtime != "") || got.Runtime != tt.runtime {
 				t.Fatalf("Classify(%q) = %q, %v; want runtime %q", tt.argv, got.Runtime, ok, tt.runtime)
 			}
@@ -158,7 +164,7 @@ func TestClassifyArgs(t *testing.T) {
 		{[]string{"pi", "", ""}, []string{}},
 	}
 	for _, tt := range tests {
-		got, ok := Classify(tt.argv)
+		got, ok := shipped.Classify(tt.argv)
 		if !ok || !slices.Equal(got.Args, tt.want) {
 			t.Errorf("Classify(%q).Args = %q, %v; want %q", tt.argv, got.Args, ok, tt.want)
 		}
@@ -174,7 +180,7 @@ func BenchmarkClassify(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, a := range argvs {
-			Classify(a)
+			shipped.Classify(a)
 		}
 	}
 }

@@ -150,11 +150,11 @@ func parseUint(b []byte) (uint64, bool) {
 // _SC_CLK_TCK answers the same).
 const userHZ = 100
 
-// Agents finds the agent CLIs among the snapshot's processes: it reads
-// each process's command line (argv[0] can be renamed, so the short comm
-// name is not enough), then the working directory and environment of the
+// Agents finds m's CLIs among the snapshot's processes: it reads each
+// process's command line (argv[0] can be renamed, so the short comm name
+// is not enough), then the working directory and environment of the
 // agents only.
-func (s *Snapshot) Agents(ctx context.Context) ([]AgentProcess, error) {
+func (s *Snapshot) Agents(ctx context.Context, m *Matcher) ([]AgentProcess, error) {
 	found := map[int]string{}
 	invs := map[int]Invocation{}
 	argvs := map[int][]string{}
@@ -176,7 +176,7 @@ func (s *Snapshot) Agents(ctx context.Context) ([]AgentProcess, error) {
 			continue
 		}
 		argv := splitCmdline(data)
-		inv, ok := Classify(argv)
+		inv, ok := m.Classify(argv)
 		if !ok {
 			continue
 		}

@@ -15,7 +15,7 @@ func scan(ctx context.Context) (map[int]proc, error) {
 
 // Agents needs /proc (command lines, working directories, environments,
 // terminals) and so reports ErrUnsupported here.
-func (s *Snapshot) Agents(ctx context.Context) ([]AgentProcess, error) {
+func (s *Snapshot) Agents(ctx context.Context, m *Matcher) ([]AgentProcess, error) {
 	return nil, ErrUnsupported
 }
 

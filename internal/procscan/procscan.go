@@ -1,18 +1,20 @@
 // Package procscan reads the local process table for the dashboard's
-// process checks (seed 000): how much memory the machine has and how much
-// each agent holds with its CLI and MCP child processes, and which agent CLIs
-// (Claude Code, Codex, OpenCode, Kimi, Cursor, Pi) are running, in which
-// directory and terminal, and whether interactively.
+// process checks: how much memory the machine has and how much each agent
+// holds with its CLI and MCP child processes, and which agent CLIs are
+// running, in which directory and terminal, and whether interactively.
 //
 // It exists so that one walk of the process table serves a whole check: a
 // Snapshot is taken once and answers the memory of every card's tree and the
 // agent scan, instead of each question walking /proc again (gopsutil's
 // Process.Children re-reads every /proc/<pid>/stat per call).
 //
+// It knows no agent by name: which programs are agents and how their flags
+// read is each agent's CLI, given as data to a Matcher; procscan keeps the
+// mechanism (interpreters, launchers, flag kinds, the process table).
+//
 // It only reads: it never signals, traces or writes to a process, and keeps
-// no package-level state beyond read-only tables of the CLIs' flags. Agent
-// discovery needs /proc (Linux); elsewhere it reports ErrUnsupported, and
-// the memory questions fall back to gopsutil.
+// no package-level state. Agent discovery needs /proc (Linux); elsewhere it
+// reports ErrUnsupported, and the memory questions fall back to gopsutil.
 package procscan
 
 import (
@@ -182,8 +184,8 @@ func TreeRSS(ctx context.Context, pid int) (TreeMemory, error) {
 type AgentProcess struct {
 	PID  int
 	PPID int
-	// Runtime is "claude", "codex", "opencode", "kimi", "cursor" or "pi":
-	// the runtime names of session keys (hookstate.Runtime*).
+	// Runtime is the Runtime of the CLI that matched: the agent's name,
+	// as session keys spell it.
 	Runtime string
 	// Argv is the command line as /proc shows it. Node CLIs that set
 	// process.title (pi, kimi-code, Claude Code's cli.js) overwrite it with
@@ -227,13 +229,14 @@ type AgentProcess struct {
 	Inner []int
 }
 
-// Agents scans the process table once for agent CLIs, sorted by pid.
-func Agents(ctx context.Context) ([]AgentProcess, error) {
+// Agents scans the process table once for the matcher's CLIs, sorted by
+// pid.
+func (m *Matcher) Agents(ctx context.Context) ([]AgentProcess, error) {
 	s, err := Scan(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.Agents(ctx)
+	return s.Agents(ctx, m)
 }
 
 // outermost groups classified agent processes: each one whose ancestor is

@@ -197,17 +197,3 @@ func BenchmarkTreesGopsutil(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkAgents(b *testing.B) {
-	ctx := context.Background()
-	if _, err := Agents(ctx); errors.Is(err, ErrUnsupported) {
-		b.Skip("agent discovery needs /proc (Linux)")
-	}
-	helper{argv: []string{"node", "/opt/node_modules/@openai/codex/bin/codex.js", "resume", "x"}, children: 1,
-		childArgv: []string{"/opt/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/codex/codex", "resume", "x"}}.start(b)
-	for b.Loop() {
-		if _, err := Agents(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -8,12 +8,12 @@ import (
 )
 
 // Shared returns an Agents func that walks the process table at most once
-// per ttl: the runtimes' scanners, run at the same moment, all ask which
-// agents run, and one walk answers them all (design: one snapshot per
-// check). Concurrent callers wait for the walk in progress rather than
-// starting their own. Each caller gets its own copy.
-func Shared(ttl time.Duration) func(ctx context.Context) ([]AgentProcess, error) {
-	return sharedWith(ttl, Agents, time.Now)
+// per ttl: the agents' scanners, run at the same moment, all ask which
+// agents run, and one walk answers them all (one snapshot per check).
+// Concurrent callers wait for the walk in progress rather than starting
+// their own. Each caller gets its own copy.
+func (m *Matcher) Shared(ttl time.Duration) func(ctx context.Context) ([]AgentProcess, error) {
+	return sharedWith(ttl, m.Agents, time.Now)
 }
 
 func sharedWith(ttl time.Duration, scan func(context.Context) ([]AgentProcess, error), now func() time.Time) func(ctx context.Context) ([]AgentProcess, error) {

@@ -30,6 +30,7 @@ func Agent() agent.Agent {
 		Install:   install(),
 		UI:        agent.UI{Busy: "The agent is working: Claude Code queues what you send now and reads it in at its next step."},
 		Launch:    Launch(),
+		Process:   process(),
 	}
 }
 

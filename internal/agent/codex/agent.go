@@ -30,7 +30,7 @@ func Agent() agent.Agent {
 				return "Codex shows its own prompt only after paddock answers or the hold ends (" + until + ")."
 			},
 		},
-		Launch:           Launch(),
-		HoldsHistoryOpen: true, // the rollout and thread lock of a session resumed inside a running TUI
+		Launch:  Launch(),
+		Process: process(),
 	}
 }

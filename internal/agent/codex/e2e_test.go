@@ -17,8 +17,9 @@ import (
 )
 
 // TestRealCodex drives the real, pinned Codex CLI in tmux against the mock
-// model and checks what the Scanner makes of it, with procscan.Agents for
-// processes, exactly as paddock serve wires it:
+// model and checks what the Scanner makes of it, with the process table
+// walked for Codex's command lines (ownProcesses.Agents) for processes, as
+// paddock serve reads them:
 //
 //  1. in-process mode (daemon_auto_start = false): the TUI's native binary
 //     holds the thread's writer lock from the start and the rollout from
@@ -48,7 +49,7 @@ func TestRealCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, config, string(base)+"\n[features]\ndaemon_auto_start = false\n")
-	s := New(Options{Dir: home, Processes: procscan.Agents})
+	s := New(Options{Dir: home, Processes: ownProcesses.Agents})
 
 	// 1. In-process mode.
 	term := a.Start(t)
@@ -165,7 +166,7 @@ func checkConversation(t *testing.T, ctx context.Context, s *Scanner, id string,
 // daemonHolds reports whether a managed app-server daemon holds the
 // thread's rollout open.
 func daemonHolds(t *testing.T, ctx context.Context, id string) bool {
-	procs, err := procscan.Agents(ctx)
+	procs, err := ownProcesses.Agents(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

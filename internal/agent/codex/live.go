@@ -155,12 +155,17 @@ func heldThread(path string) (string, heldKind) {
 	return "", 0
 }
 
+// ownProcesses is Codex's command-line table as a matcher: managedDaemon
+// also reads the command lines of Inner pids, which procscan does not
+// classify.
+var ownProcesses = procscan.NewMatcher(process())
+
 // managedDaemon reports whether argv runs Codex's managed app-server
 // daemon (`codex app-server --listen unix:// --managed-daemon`) or its
 // updater (`codex app-server daemon …`). A plain `codex app-server` is an
 // IDE's own server for its open conversation and counts as a holder.
 func managedDaemon(argv []string) bool {
-	inv, ok := procscan.Classify(argv)
+	inv, ok := ownProcesses.Classify(argv)
 	if !ok || inv.Runtime != runtimeName || len(inv.Args) == 0 || inv.Args[0] != "app-server" {
 		return false
 	}

@@ -238,7 +238,7 @@ func TestLivenessRecordings(t *testing.T) {
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			rec := parseLivenessRecording(t, filepath.Join(src, c.file))
-			inv, ok := procscan.Classify(rec.cmdline)
+			inv, ok := ownProcesses.Classify(rec.cmdline)
 			if !ok || inv.Runtime != "codex" {
 				t.Fatalf("recorded command line %q is not codex", rec.cmdline)
 			}

@@ -49,7 +49,8 @@ type Options struct {
 	// Dir.
 	StateDir string
 	// Processes returns the running agent processes (the caller shares one
-	// snapshot among all runtimes, e.g. procscan.Agents). nil: no liveness.
+	// snapshot among all runtimes, e.g. procscan.Matcher.Shared). nil: no
+	// liveness.
 	Processes func(ctx context.Context) ([]procscan.AgentProcess, error)
 	// KeepMissingCwd lists sessions whose working directory no longer
 	// exists. By default they are dropped (seed 002 §7.4: a session that

@@ -29,7 +29,7 @@ func Agent() agent.Agent {
 				return "Cursor waits for paddock; if nobody answers by " + until + ", Cursor asks in its own window."
 			},
 		},
-		Launch:           Launch(),
-		HoldsHistoryOpen: true, // a chat's store.db
+		Launch:  Launch(),
+		Process: process(),
 	}
 }

@@ -13,7 +13,8 @@ import (
 
 // A real process holding a chat's store.db open (as Cursor does) is found
 // through /proc/<pid>/fd (procscan.OpenFiles), and is no longer once it
-// exits. The fake Processes names its pid, as procscan.Agents would.
+// exits. The fake Processes names its pid, as a procscan.Matcher's Agents
+// would.
 func TestLivenessRealOpenStore(t *testing.T) {
 	root, proj := liveTree(t)
 	f, err := os.Open(storeOf(root, proj, idTop2))

@@ -194,11 +194,11 @@ func TestLivenessSignature(t *testing.T) {
 
 // Cursor's launcher runs `exec -a "$0" node …/cursor-agent/…/index.js`, so
 // comm is node (newer builds: MainThread) and the agent is recognised by
-// its command line; procscan.Classify reads --resume from it.
+// its command line; its table (process) reads --resume from it.
 func TestLivenessFromCommandLine(t *testing.T) {
 	root, _ := liveTree(t)
 	argv := []string{"agent", "/home/u/.local/share/cursor-agent/versions/2026.09.18-abc/index.js", "--resume", idTop3}
-	inv, ok := procscan.Classify(argv)
+	inv, ok := procscan.NewMatcher(process()).Classify(argv)
 	if !ok || inv.Runtime != "cursor" || inv.SessionID != idTop3 {
 		t.Fatalf("Classify(%q) = %+v, %v", argv, inv, ok)
 	}

@@ -74,9 +74,9 @@ func DefaultDir() string {
 }
 
 // DefaultOptions returns Options over DefaultDir with live process
-// detection (procscan.Agents).
+// detection: the process table walked for Cursor's own processes.
 func DefaultOptions() Options {
-	return Options{Dir: DefaultDir(), Processes: procscan.Agents}
+	return Options{Dir: DefaultDir(), Processes: procscan.NewMatcher(process()).Agents}
 }
 
 // Scanner reads Cursor Agent CLI chats. It is safe for concurrent use.

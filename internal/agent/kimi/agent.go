@@ -33,6 +33,7 @@ func Agent() agent.Agent {
 				return "Kimi Code takes no approval from outside: Deny stops this call; Let it run makes Kimi ask in its own terminal."
 			},
 		},
-		Launch: Launch(),
+		Launch:  Launch(),
+		Process: process(),
 	}
 }

@@ -40,7 +40,7 @@ func TestE2ERealKimi(t *testing.T) {
 	s := New(Options{
 		Home:       filepath.Join(a.Home, ".kimi-code"),
 		LegacyHome: filepath.Join(a.Home, ".kimi"),
-		Processes:  procscan.Agents,
+		Processes:  procscan.NewMatcher(process()).Agents,
 	})
 	const prompt = "hello paddock one"
 	term.Type(prompt)
@@ -48,7 +48,7 @@ func TestE2ERealKimi(t *testing.T) {
 
 	// The TUI's own process, as the process table shows it.
 	var pid int
-	procs, err := procscan.Agents(ctx)
+	procs, err := procscan.NewMatcher(process()).Agents(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

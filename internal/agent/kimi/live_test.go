@@ -301,7 +301,7 @@ func TestWorkDirKey(t *testing.T) {
 // procscan, with hidden arguments: rule 4 is what binds it.
 func TestRecordedProcessIsKimi(t *testing.T) {
 	argv := append([]string{"kimi-code"}, make([]string, 36)...)
-	inv, ok := procscan.Classify(argv)
+	inv, ok := procscan.NewMatcher(process()).Classify(argv)
 	if !ok || inv.Runtime != runtimeName || !inv.ArgsHidden || !inv.TUI || inv.SessionID != "" {
 		t.Errorf("Classify(kimi-code title) = %+v, %v", inv, ok)
 	}

@@ -55,8 +55,8 @@ type Options struct {
 	// else ~/.kimi. "" lists no kimi-cli sessions.
 	LegacyHome string
 	// Processes returns the running agent processes (the caller shares one
-	// snapshot among all scanners, e.g. procscan.Agents). nil: no session
-	// is ever live.
+	// snapshot among all scanners, e.g. procscan.Matcher.Shared). nil: no
+	// session is ever live.
 	Processes func(ctx context.Context) ([]procscan.AgentProcess, error)
 	// TitleMarker, when set, is the marker paddock's own title generation
 	// puts in its prompts: sessions whose prompts or title carry it are

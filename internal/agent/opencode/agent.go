@@ -22,5 +22,6 @@ func Agent() agent.Agent {
 		Decisions:  decisions(),
 		Install:    install(),
 		Launch:     Launch(),
+		Process:    process(),
 	}
 }

@@ -40,7 +40,7 @@ func TestRealOpenCode(t *testing.T) {
 
 	s := opencode.New(opencode.Options{
 		DataDir:   filepath.Join(a.Home, ".local", "share", "opencode"),
-		Processes: procscan.Agents,
+		Processes: procscan.NewMatcher(opencode.Agent().Process).Agents,
 	})
 	if got, err := s.Scan(ctx, 50, nil); err != nil || len(got) != 0 {
 		t.Fatalf("before the first prompt: Scan = %+v, %v; want no session", got, err)

@@ -11,11 +11,11 @@ import (
 	"paddock/internal/procscan"
 )
 
-// tui is an OpenCode process as procscan.Agents reports it: the command
-// line classified by procscan itself (its -s, --prompt and subcommand
+// tui is an OpenCode process as procscan reports it: the command line
+// classified with OpenCode's own table (its -s, --prompt and subcommand
 // rules), a terminal, a working directory and a start time.
 func tui(pid int, cwd string, started time.Time, argv ...string) procscan.AgentProcess {
-	inv, ok := procscan.Classify(argv)
+	inv, ok := procscan.NewMatcher(process()).Classify(argv)
 	if !ok {
 		panic("not an agent command line: " + strings.Join(argv, " "))
 	}

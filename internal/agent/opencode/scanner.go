@@ -47,8 +47,8 @@ type Options struct {
 	DataDir string
 	// ExtraDBs are more database files to read: where $OPENCODE_DB points.
 	ExtraDBs []string
-	// Processes lists the running agent CLIs (procscan.Agents, or the
-	// caller's shared snapshot of it); nil means no liveness. Only
+	// Processes lists the running agent CLIs (procscan.Matcher.Agents, or
+	// the caller's shared snapshot of it); nil means no liveness. Only
 	// Runtime "opencode" entries are used.
 	Processes func(ctx context.Context) ([]procscan.AgentProcess, error)
 	// KeepMissingCwd lists sessions whose working directory no longer

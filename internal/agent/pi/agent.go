@@ -36,5 +36,6 @@ func Agent() agent.Agent {
 		Install:   install(),
 		UI:        agent.UI{DeskOnly: "Answer in Pi's terminal (start paddock with --pi-hold to gate Pi's tools from here)."},
 		Launch:    Launch(),
+		Process:   process(),
 	}
 }

@@ -69,7 +69,7 @@ func TestRealPi(t *testing.T) {
 
 	// What the process table shows of the hosted Pi: its own title over
 	// its arguments, so the --session on its command line cannot be read.
-	procs, err := procscan.Agents(ctx)
+	procs, err := procscan.NewMatcher(pi.Agent().Process).Agents(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestRealPi(t *testing.T) {
 		t.Errorf("procscan sees the hosted Pi as %+v", p)
 	}
 
-	s := pi.New(pi.Options{Dir: agentDir, Processes: procscan.Agents})
+	s := pi.New(pi.Options{Dir: agentDir, Processes: procscan.NewMatcher(pi.Agent().Process).Agents})
 	byPrompt := waitListed(ctx, t, s, prompt1, prompt2)
 	p1, p2 := byPrompt[prompt1], byPrompt[prompt2]
 

@@ -40,8 +40,8 @@ type Options struct {
 	// Dir is Pi's agent directory: $PI_CODING_AGENT_DIR or ~/.pi/agent
 	// (DefaultDir). "" finds no sessions.
 	Dir string
-	// Processes returns the running agent CLIs (procscan.Agents, or the
-	// snapshot the caller shares among scanners); nil: no liveness.
+	// Processes returns the running agent CLIs (procscan.Matcher.Agents,
+	// or the snapshot the caller shares among scanners); nil: no liveness.
 	Processes func(ctx context.Context) ([]procscan.AgentProcess, error)
 	// TerminalSession returns the session a hosted terminal
 	// (PADDOCK_TERMINAL_ID) runs, as a header id or a session file path,

@@ -189,7 +189,7 @@ func BenchmarkScanAll(b *testing.B) {
 		{"unchanged", noProcesses},
 		// The same sweep with this machine's real process table walked
 		// each time (no snapshot reuse), as a sweep in paddock does.
-		{"unchanged-proc", procscan.Agents},
+		{"unchanged-proc", Default().Processes().Agents},
 	} {
 		b.Run(sweep.name, func(b *testing.B) { benchSweep(b, corp, sweep.procs) })
 	}
