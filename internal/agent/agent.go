@@ -29,6 +29,7 @@ import (
 	"paddock/internal/hookstate"
 	"paddock/internal/launch"
 	"paddock/internal/procscan"
+	"paddock/internal/screendialog"
 	"paddock/internal/session"
 )
 
@@ -68,6 +69,12 @@ type Agent struct {
 	// may share a flag by naming the same one; the first one listed gives
 	// its usage.
 	HoldFlag *HoldFlag
+
+	// Screen reads the approval and question dialogs its CLI draws in a
+	// terminal paddock hosts, and says which keys answer them: the
+	// fallback for dialogs its hooks cannot answer. Zero (no Parsers): no
+	// dialogs were recorded, and none is read off its screen.
+	Screen screendialog.Reader
 
 	// HoldsHistoryOpen: its scanner binds a live process to its session by
 	// the history files the process holds open, so those files are part of
@@ -197,6 +204,18 @@ func (r *Registry) Recipes() map[string]launch.Recipe {
 	for _, a := range r.list {
 		if len(a.Launch.Bins) > 0 {
 			out[a.Name] = a.Launch
+		}
+	}
+	return out
+}
+
+// Screens are the screen dialog readers of the agents whose dialogs were
+// recorded, by name.
+func (r *Registry) Screens() screendialog.Readers {
+	out := make(screendialog.Readers, len(r.list))
+	for _, a := range r.list {
+		if len(a.Screen.Parsers) > 0 {
+			out[a.Name] = a.Screen
 		}
 	}
 	return out

@@ -2,7 +2,31 @@ package screendialog
 
 import "strings"
 
-// Claude Code 2.1.328 (testdata/claude-2.1.328/claude-approval-1.txt):
+// ClaudeDialogs are the dialogs recorded from Claude Code 2.1.328 (the screens
+// are in internal/screendialog/testdata/claude-2.1.328): its Bash command
+// approval and its single-question picker.
+func ClaudeDialogs() Reader {
+	return Reader{
+		Parsers:  []Parser{claudeApproval, claudeQuestion},
+		Keys:     claudeKeys,
+		FreeText: []string{"Type something.", "Chat about this"},
+	}
+}
+
+// claudeKeys: an approval's line is picked by its digit; a question is
+// answered by its option's digit, or declined with Escape ("Esc to
+// cancel").
+func claudeKeys(d Dialog, verb string, choice int) ([]string, bool) {
+	switch d.Kind {
+	case Approval:
+		return claudeApprovalKeys(d, verb)
+	case Question:
+		return QuestionKeys(d, verb, choice)
+	}
+	return nil, false
+}
+
+// The Bash command approval (claude-approval-1.txt):
 //
 //	──────────────────────────────
 //	 Bash command
@@ -36,36 +60,36 @@ func claudeApproval(ls []string) (Dialog, bool) {
 	if end < 0 || !strings.HasPrefix(strings.TrimSpace(ls[end]), "Esc to cancel") {
 		return Dialog{}, false
 	}
-	ask := lastIndex(ls, end, trimmedIs(claudeProceed))
+	ask := LastIndex(ls, end, TrimmedIs(claudeProceed))
 	if ask < 0 {
 		return Dialog{}, false
 	}
-	options, ok := parseOptions(ls[ask+1:end], true, nil)
+	options, ok := ParseOptions(ls[ask+1:end], true, nil)
 	if !ok {
 		return Dialog{}, false
 	}
 	// The command sits between two dashed rules right above the question.
-	if ask < 1 || !isRule(ls[ask-1], '╌') {
+	if ask < 1 || !IsRule(ls[ask-1], '╌') {
 		return Dialog{}, false
 	}
-	open := lastIndex(ls, ask-1, func(l string) bool { return isRule(l, '╌') })
+	open := LastIndex(ls, ask-1, func(l string) bool { return IsRule(l, '╌') })
 	if open < 0 || open+1 >= ask-1 {
 		return Dialog{}, false
 	}
-	cmd := joinTrimmed(ls[open+1 : ask-1])
+	cmd := JoinTrimmed(ls[open+1 : ask-1])
 	// Above: the title, an optional tip and the agent's description, under
 	// the dialog's top rule.
-	top := lastIndex(ls, open, func(l string) bool { return isRule(l, '─') })
+	top := LastIndex(ls, open, func(l string) bool { return IsRule(l, '─') })
 	if top < 0 || top+1 >= open || strings.TrimSpace(ls[top+1]) != claudeBashTitle {
 		return Dialog{}, false
 	}
 	for _, l := range ls[top+1 : open] {
-		if isRule(l, '╌') {
+		if IsRule(l, '╌') {
 			return Dialog{}, false
 		}
 	}
-	d := Dialog{Kind: Approval, Tool: "Bash", Command: cmd, Options: normAll(options)}
-	if indexOf(d.Options, isClaudeYes) != 0 || indexOf(d.Options, isClaudeNo) < 0 {
+	d := Dialog{Kind: Approval, Tool: "Bash", Command: cmd, Options: NormAll(options)}
+	if IndexOf(d.Options, isClaudeYes) != 0 || IndexOf(d.Options, isClaudeNo) < 0 {
 		return Dialog{}, false
 	}
 	return d, true
@@ -91,14 +115,14 @@ func claudeApprovalKeys(d Dialog, verb string) ([]string, bool) {
 	default:
 		return nil, false
 	}
-	k, ok := digit(indexOf(d.Options, match))
+	k, ok := Digit(IndexOf(d.Options, match))
 	if !ok {
 		return nil, false
 	}
 	return []string{k}, true
 }
 
-// Claude's question picker (AskUserQuestion), testdata/claude-2.1.328/claude-question.txt:
+// The question picker (AskUserQuestion), claude-question.txt:
 //
 //	──────────────────────────────
 //	 ☐ Color
@@ -121,14 +145,14 @@ func claudeApprovalKeys(d Dialog, verb string) ([]string, bool) {
 // checkbox per option) are not recognised either.
 func claudeQuestion(ls []string) (Dialog, bool) {
 	end := len(ls) - 1
-	if end < 0 || norm(ls[end]) != claudeQuestionFt {
+	if end < 0 || Norm(ls[end]) != claudeQuestionFt {
 		return Dialog{}, false
 	}
-	tab := lastIndex(ls, end, func(l string) bool {
+	tab := LastIndex(ls, end, func(l string) bool {
 		t := strings.TrimSpace(l)
 		return strings.HasPrefix(t, "☐ ") || strings.HasPrefix(t, "✔ ") || strings.HasPrefix(t, "☒ ")
 	})
-	if tab < 1 || !isRule(ls[tab-1], '─') {
+	if tab < 1 || !IsRule(ls[tab-1], '─') {
 		return Dialog{}, false
 	}
 	// One tab only: no second box, no Submit tab.
@@ -138,7 +162,7 @@ func claudeQuestion(ls []string) (Dialog, bool) {
 	}
 	first := -1
 	for i := tab + 1; i < end; i++ {
-		if _, ok := parseNumbered(ls[i]); ok {
+		if _, ok := ParseNumbered(ls[i]); ok {
 			first = i
 			break
 		}
@@ -146,8 +170,8 @@ func claudeQuestion(ls []string) (Dialog, bool) {
 	if first < 0 {
 		return Dialog{}, false
 	}
-	question := joinTrimmed(ls[tab+1 : first])
-	options, ok := parseOptions(ls[first:end], false, func(l string) bool { return isRule(l, '─') })
+	question := JoinTrimmed(ls[tab+1 : first])
+	options, ok := ParseOptions(ls[first:end], false, func(l string) bool { return IsRule(l, '─') })
 	if !ok {
 		return Dialog{}, false
 	}
@@ -156,14 +180,5 @@ func claudeQuestion(ls []string) (Dialog, bool) {
 			return Dialog{}, false
 		}
 	}
-	return Dialog{Kind: Question, Question: question, Options: normAll(options)}, true
-}
-
-// normAll normalises every string of ss.
-func normAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = norm(s)
-	}
-	return out
+	return Dialog{Kind: Question, Question: question, Options: NormAll(options)}, true
 }

@@ -5,7 +5,30 @@ import (
 	"strings"
 )
 
-// Codex 0.169.0 (../shared/fixtures/real/codex-0.169.0/screens/codex-approval-1.txt):
+// CodexDialogs are the dialogs recorded from Codex 0.169.0 (some of the
+// screens are in internal/screendialog/testdata/codex-0.169.0): its
+// command approval and its one-question request_user_input.
+func CodexDialogs() Reader {
+	return Reader{
+		Parsers:  []Parser{codexApproval, codexQuestion},
+		Keys:     codexKeys,
+		FreeText: []string{"None of the above"}, // asks for notes
+	}
+}
+
+// codexKeys: see each dialog. Escape declines a question, as it refuses
+// an approval: Codex's "esc to interrupt" ends the turn.
+func codexKeys(d Dialog, verb string, choice int) ([]string, bool) {
+	switch d.Kind {
+	case Approval:
+		return codexApprovalKeys(d, verb)
+	case Question:
+		return QuestionKeys(d, verb, choice)
+	}
+	return nil, false
+}
+
+// The command approval, as recorded:
 //
 //	  Would you like to run the following command?
 //	  Environment: local
@@ -16,11 +39,11 @@ import (
 //	  3. No, and tell Codex what to do differently (esc)
 //	  Press enter to confirm or esc to cancel
 //
-// Keys: y approves once (real-clients.md, agentenv), Esc refuses and
-// interrupts the turn (same), 2 picks "don't ask again" at once
-// (testdata/codex-0.169.0/codex-after-digit2.txt; its own key p is not
-// in paddock's key list). Only the command dialog is recognised: patch
-// and network approvals were not recorded.
+// Keys, each verified on the real CLI: y approves once, Esc refuses and
+// interrupts the turn, 2 picks "don't ask again" at once
+// (codex-after-digit2.txt; its own key p is not in paddock's key list).
+// Only the command dialog is recognised: patch and network approvals were
+// not recorded.
 const (
 	codexRunAsk  = "Would you like to run the following command?"
 	codexFooter  = "Press enter to confirm or esc to cancel"
@@ -32,7 +55,7 @@ func codexApproval(ls []string) (Dialog, bool) {
 	if end < 0 || strings.TrimSpace(ls[end]) != codexFooter {
 		return Dialog{}, false
 	}
-	ask := lastIndex(ls, end, trimmedIs(codexRunAsk))
+	ask := LastIndex(ls, end, TrimmedIs(codexRunAsk))
 	if ask < 0 {
 		return Dialog{}, false
 	}
@@ -40,7 +63,7 @@ func codexApproval(ls []string) (Dialog, bool) {
 	// environment and reason lines and right before option 1.
 	dollar, first := -1, -1
 	for i := ask + 1; i < end; i++ {
-		if o, ok := parseNumbered(ls[i]); ok && o.n == 1 {
+		if o, ok := ParseNumbered(ls[i]); ok && o.N == 1 {
 			first = i
 			break
 		}
@@ -51,14 +74,14 @@ func codexApproval(ls []string) (Dialog, bool) {
 	if dollar < 0 || first < 0 {
 		return Dialog{}, false
 	}
-	cmd := joinTrimmed(ls[dollar:first])
-	cmd = norm(strings.TrimPrefix(cmd, "$"))
-	options, ok := parseOptions(ls[first:end], true, nil)
+	cmd := JoinTrimmed(ls[dollar:first])
+	cmd = Norm(strings.TrimPrefix(cmd, "$"))
+	options, ok := ParseOptions(ls[first:end], true, nil)
 	if !ok {
 		return Dialog{}, false
 	}
-	d := Dialog{Kind: Approval, Command: cmd, Options: normAll(options)}
-	if indexOf(d.Options, codexShortcut("y")) != 0 || indexOf(d.Options, codexShortcut("esc")) < 0 {
+	d := Dialog{Kind: Approval, Command: cmd, Options: NormAll(options)}
+	if IndexOf(d.Options, codexShortcut("y")) != 0 || IndexOf(d.Options, codexShortcut("esc")) < 0 {
 		return Dialog{}, false
 	}
 	return d, true
@@ -72,26 +95,26 @@ func codexShortcut(k string) func(string) bool {
 func codexApprovalKeys(d Dialog, verb string) ([]string, bool) {
 	switch verb {
 	case VerbAllow:
-		if i := indexOf(d.Options, codexShortcut("y")); i == 0 && strings.HasPrefix(norm(d.Options[i]), "Yes") {
+		if i := IndexOf(d.Options, codexShortcut("y")); i == 0 && strings.HasPrefix(Norm(d.Options[i]), "Yes") {
 			return []string{"y"}, true
 		}
 	case VerbDeny:
-		if indexOf(d.Options, codexShortcut("esc")) >= 0 {
+		if IndexOf(d.Options, codexShortcut("esc")) >= 0 {
 			return []string{"Escape"}, true
 		}
 	case VerbAlways:
-		i := indexOf(d.Options, codexShortcut("p"))
-		if i < 0 || !strings.HasPrefix(norm(d.Options[i]), "Yes, and don't ask again") {
+		i := IndexOf(d.Options, codexShortcut("p"))
+		if i < 0 || !strings.HasPrefix(Norm(d.Options[i]), "Yes, and don't ask again") {
 			return nil, false
 		}
-		if k, ok := digit(i); ok {
+		if k, ok := Digit(i); ok {
 			return []string{k}, true
 		}
 	}
 	return nil, false
 }
 
-// Codex's request_user_input (Plan mode), testdata/codex-0.169.0/codex-question.txt:
+// The request_user_input question (Plan mode), codex-question.txt:
 //
 //	Question 1/1 (1 unanswered)
 //	Which color do you prefer?
@@ -109,13 +132,13 @@ func codexQuestion(ls []string) (Dialog, bool) {
 	if end < 0 || !strings.Contains(ls[end], codexAskFoot) {
 		return Dialog{}, false
 	}
-	head := lastIndex(ls, end, func(l string) bool { return codexQuestionHead.MatchString(strings.TrimSpace(l)) })
+	head := LastIndex(ls, end, func(l string) bool { return codexQuestionHead.MatchString(strings.TrimSpace(l)) })
 	if head < 0 {
 		return Dialog{}, false
 	}
 	first := -1
 	for i := head + 1; i < end; i++ {
-		if _, ok := parseNumbered(ls[i]); ok {
+		if _, ok := ParseNumbered(ls[i]); ok {
 			first = i
 			break
 		}
@@ -123,8 +146,8 @@ func codexQuestion(ls []string) (Dialog, bool) {
 	if first < 0 {
 		return Dialog{}, false
 	}
-	question := joinTrimmed(ls[head+1 : first])
-	options, ok := parseOptions(ls[first:end], false, nil)
+	question := JoinTrimmed(ls[head+1 : first])
+	options, ok := ParseOptions(ls[first:end], false, nil)
 	if !ok {
 		return Dialog{}, false
 	}
@@ -133,5 +156,5 @@ func codexQuestion(ls []string) (Dialog, bool) {
 		label, _, _ := strings.Cut(o, "  ")
 		options[i] = label
 	}
-	return Dialog{Kind: Question, Question: question, Options: normAll(options)}, true
+	return Dialog{Kind: Question, Question: question, Options: NormAll(options)}, true
 }

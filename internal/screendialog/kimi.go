@@ -6,8 +6,31 @@ import (
 	"strings"
 )
 
-// Kimi Code 2.1.0 draws its dialogs between two rules above the status
-// line (../shared/fixtures/real/kimi-code-2.1.0/screens/kimi-approval-1.txt):
+// KimiDialogs are the dialogs recorded from Kimi Code 2.1.0: its command
+// approval and its single-question picker.
+func KimiDialogs() Reader {
+	return Reader{
+		Parsers:  []Parser{kimiApproval, kimiQuestion},
+		Keys:     kimiKeys,
+		FreeText: []string{"Other"},
+	}
+}
+
+// kimiKeys: an approval's line is picked by its digit; a question is
+// answered by its option's digit and then 1, Submit on the review page
+// that the choice opens, or declined with Escape ("esc cancel").
+func kimiKeys(d Dialog, verb string, choice int) ([]string, bool) {
+	switch d.Kind {
+	case Approval:
+		return kimiApprovalKeys(d, verb)
+	case Question:
+		return QuestionKeys(d, verb, choice, "1")
+	}
+	return nil, false
+}
+
+// Kimi Code draws its dialogs between two rules above the status line.
+// The command approval, as recorded:
 //
 //	──────────────────────────────
 //	  ▶ Run this command?
@@ -23,10 +46,11 @@ import (
 //	mock-model  ~/proj                          ctrl+o expand | …
 //	                                            context: 1% (132/125k)
 //
-// Digits choose (real-clients.md: 1 approve once, 2 approve for this
-// session, 3 reject; agentenv answers with 1 and 3). The command is the
-// "$ " line alone: a wrapped command cannot be told from the description
-// below it, and a cut command mismatches its pending item.
+// Digits choose, verified on the real CLI: 1 approves once, 2 for this
+// session, 3 rejects (internal/agentenv answers with 1 and 3). The
+// command is the "$ " line alone: a wrapped command cannot be told from
+// the description below it, and a cut command mismatches its pending
+// item.
 var (
 	kimiApprovalFooter = regexp.MustCompile(`^↑/↓ select · [1-9](?:/[1-9])* choose · ↵ confirm$`)
 	kimiQuestionFooter = regexp.MustCompile(`^↑↓ select 1-[1-9] / ↵ choose ←/→/tab switch esc cancel$`)
@@ -47,10 +71,10 @@ func kimiBottom(ls []string, footer *regexp.Regexp) int {
 		return -1
 	}
 	for i := end - 1; i >= 0 && i >= end-3; i-- {
-		if !isRule(ls[i], '─') {
+		if !IsRule(ls[i], '─') {
 			continue
 		}
-		if i >= 1 && footer.MatchString(norm(ls[i-1])) {
+		if i >= 1 && footer.MatchString(Norm(ls[i-1])) {
 			return i - 1
 		}
 		return -1
@@ -63,16 +87,16 @@ func kimiApproval(ls []string) (Dialog, bool) {
 	if foot < 0 {
 		return Dialog{}, false
 	}
-	ask := lastIndex(ls, foot, trimmedIs(kimiRunAsk))
+	ask := LastIndex(ls, foot, TrimmedIs(kimiRunAsk))
 	if ask < 0 {
 		return Dialog{}, false
 	}
-	if rule := prevNonBlank(ls, ask); rule < 0 || !isRule(ls[rule], '─') {
+	if rule := PrevNonBlank(ls, ask); rule < 0 || !IsRule(ls[rule], '─') {
 		return Dialog{}, false
 	}
 	first, dollar := -1, -1
 	for i := ask + 1; i < foot; i++ {
-		if _, ok := parseNumbered(ls[i]); ok {
+		if _, ok := ParseNumbered(ls[i]); ok {
 			first = i
 			break
 		}
@@ -83,13 +107,13 @@ func kimiApproval(ls []string) (Dialog, bool) {
 	if first < 0 || dollar < 0 {
 		return Dialog{}, false
 	}
-	options, ok := parseOptions(ls[first:foot], true, nil)
+	options, ok := ParseOptions(ls[first:foot], true, nil)
 	// The footer's "1/2/3/4" counts the options.
-	if !ok || !strings.Contains(norm(ls[foot]), " "+countTo(len(options), "/")+" choose ") {
+	if !ok || !strings.Contains(Norm(ls[foot]), " "+countTo(len(options), "/")+" choose ") {
 		return Dialog{}, false
 	}
-	d := Dialog{Kind: Approval, Command: norm(strings.TrimPrefix(strings.TrimSpace(ls[dollar]), "$")), Options: normAll(options)}
-	if indexOf(d.Options, isKimi("Approve once")) != 0 || indexOf(d.Options, isKimi("Reject")) < 0 {
+	d := Dialog{Kind: Approval, Command: Norm(strings.TrimPrefix(strings.TrimSpace(ls[dollar]), "$")), Options: NormAll(options)}
+	if IndexOf(d.Options, isKimi("Approve once")) != 0 || IndexOf(d.Options, isKimi("Reject")) < 0 {
 		return Dialog{}, false
 	}
 	return d, true
@@ -121,14 +145,14 @@ func kimiApprovalKeys(d Dialog, verb string) ([]string, bool) {
 	default:
 		return nil, false
 	}
-	k, ok := digit(indexOf(d.Options, isKimi(label)))
+	k, ok := Digit(IndexOf(d.Options, isKimi(label)))
 	if !ok {
 		return nil, false
 	}
 	return []string{k}, true
 }
 
-// Kimi's question (kimi-question.txt):
+// The question picker, as recorded:
 //
 //	──────────────────────────────
 //	 question
@@ -143,23 +167,23 @@ func kimiApprovalKeys(d Dialog, verb string) ([]string, bool) {
 //	──────────────────────────────
 //
 // A digit chooses; a review page follows ("Ready to submit your answers?
-// → [1] Submit [2] Cancel", kimi-question-review.txt), answered with 1
-// (agentenv's Answer is 1, 1). Only a single question (one tab besides
-// Submit) is recognised: with several, the second digit would answer the
-// next question.
+// → [1] Submit [2] Cancel"), answered with 1
+// (as internal/agentenv answers: 1, 1). Only a single question (one tab
+// besides Submit) is recognised: with several, the second digit would
+// answer the next question.
 func kimiQuestion(ls []string) (Dialog, bool) {
 	foot := kimiBottom(ls, kimiQuestionFooter)
 	if foot < 0 {
 		return Dialog{}, false
 	}
-	ask := lastIndex(ls, foot, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "? ") })
+	ask := LastIndex(ls, foot, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "? ") })
 	if ask < 0 {
 		return Dialog{}, false
 	}
-	tab := prevNonBlank(ls, ask)
-	title := prevNonBlank(ls, tab)
-	rule := prevNonBlank(ls, title)
-	if rule < 0 || strings.TrimSpace(ls[title]) != "question" || !isRule(ls[rule], '─') {
+	tab := PrevNonBlank(ls, ask)
+	title := PrevNonBlank(ls, tab)
+	rule := PrevNonBlank(ls, title)
+	if rule < 0 || strings.TrimSpace(ls[title]) != "question" || !IsRule(ls[rule], '─') {
 		return Dialog{}, false
 	}
 	tabs := kimiTabGap.Split(strings.TrimSpace(ls[tab]), -1)
@@ -183,15 +207,15 @@ func kimiQuestion(ls []string) (Dialog, bool) {
 		case strings.TrimSpace(l) == "":
 		case len(options) == 0:
 			question = append(question, l) // the question, wrapped
-		case indent(l) >= col:
+		case Indent(l) >= col:
 			// an option's description
 		default:
 			return Dialog{}, false
 		}
 	}
 	// The footer's "1-N" counts the options.
-	if len(options) == 0 || !strings.Contains(norm(ls[foot]), fmt.Sprintf(" 1-%d ", len(options))) {
+	if len(options) == 0 || !strings.Contains(Norm(ls[foot]), fmt.Sprintf(" 1-%d ", len(options))) {
 		return Dialog{}, false
 	}
-	return Dialog{Kind: Question, Question: joinTrimmed(question), Options: normAll(options)}, true
+	return Dialog{Kind: Question, Question: JoinTrimmed(question), Options: NormAll(options)}, true
 }

@@ -5,10 +5,32 @@ import (
 	"strings"
 )
 
-// OpenCode 1.18.33 draws its dialogs inside the prompt's ┃ bar, with the
-// sidebar (context, LSP, ~/proj:master, version) on the right of the same
-// rows when the pane is wide
-// (../shared/fixtures/real/opencode-1.18.33/screens/oc-approval-1.txt):
+// OpenCodeDialogs are the dialogs recorded from OpenCode 1.18.33 (some of the
+// screens are in internal/screendialog/testdata/opencode-1.18.33): its
+// shell permission and its question tool.
+func OpenCodeDialogs() Reader {
+	return Reader{
+		Parsers:  []Parser{openCodeApproval, openCodeQuestion},
+		Keys:     openCodeKeys,
+		FreeText: []string{"Type your own answer"},
+	}
+}
+
+// openCodeKeys: see each dialog. A question is declined with Escape ("esc
+// dismiss").
+func openCodeKeys(d Dialog, verb string, choice int) ([]string, bool) {
+	switch d.Kind {
+	case Approval:
+		return openCodeApprovalKeys(d, verb)
+	case Question:
+		return QuestionKeys(d, verb, choice)
+	}
+	return nil, false
+}
+
+// OpenCode draws its dialogs inside the prompt's ┃ bar, with the sidebar
+// (context, LSP, ~/proj:master, version) on the right of the same rows
+// when the pane is wide. The shell permission, as recorded:
 //
 //	┃  △ Permission required
 //	┃    # Shell command
@@ -25,9 +47,8 @@ import (
 // allow is Enter: correct unless someone at the desk moved the selection,
 // which plain text cannot show. Always is → Enter (the "Always allow …
 // Confirm" page opens on Confirm) Enter, verified as one burst
-// (testdata/opencode-1.18.33/opencode-after-always-*.txt). Only the shell
-// dialog is recognised: edits, external directories and other permissions
-// were not recorded.
+// (opencode-after-always-*.txt). Only the shell dialog is recognised:
+// edits, external directories and other permissions were not recorded.
 const (
 	ocPermTitle = "△ Permission required"
 	ocShell     = "# Shell command"
@@ -63,7 +84,7 @@ func openCodeRows(ls []string) []ocRow {
 		}
 		c := m[1]
 		// A row holding only sidebar text: a long run of spaces first.
-		if indent(c) >= 20 {
+		if Indent(c) >= 20 {
 			c = ""
 		}
 		if loc := ocSidebar.FindStringSubmatchIndex(c); loc != nil {
@@ -78,7 +99,7 @@ func openCodeApproval(ls []string) (Dialog, bool) {
 	rows := openCodeRows(ls)
 	btn := -1
 	for i := len(rows) - 1; i >= 0; i-- {
-		if rows[i].bar && norm(rows[i].content) == ocButtons {
+		if rows[i].bar && Norm(rows[i].content) == ocButtons {
 			btn = i
 			break
 		}
@@ -136,7 +157,7 @@ func openCodeApproval(ls []string) (Dialog, bool) {
 			return Dialog{}, false
 		}
 	}
-	command := norm(strings.TrimPrefix(joinTrimmed(cmd), "$"))
+	command := Norm(strings.TrimPrefix(JoinTrimmed(cmd), "$"))
 	return Dialog{Kind: Approval, Tool: "Shell", Command: command,
 		Options: []string{"Allow once", "Allow always", "Reject"}}, true
 }
@@ -153,7 +174,7 @@ func nonEmpty(rows []ocRow) []string {
 }
 
 func openCodeApprovalKeys(d Dialog, verb string) ([]string, bool) {
-	if strings.Join(normAll(d.Options), " ") != ocButtons {
+	if strings.Join(NormAll(d.Options), " ") != ocButtons {
 		return nil, false
 	}
 	switch verb {
@@ -167,7 +188,7 @@ func openCodeApprovalKeys(d Dialog, verb string) ([]string, bool) {
 	return nil, false
 }
 
-// OpenCode's question tool (../shared/…/oc-question.txt):
+// The question tool, as recorded:
 //
 //	┃  Which color do you prefer?
 //	┃
@@ -180,8 +201,8 @@ func openCodeApprovalKeys(d Dialog, verb string) ([]string, bool) {
 //	┃  ↑↓ select  enter submit  esc dismiss
 //
 // Digits 1–n pick and submit (the TUI's bindings; verified: 2 answered
-// "Blue", testdata/opencode-1.18.33/opencode-after-question-2.txt). Only a
-// lone question with this footer is recognised.
+// "Blue", opencode-after-question-2.txt). Only a lone question with this
+// footer is recognised.
 func openCodeQuestion(ls []string) (Dialog, bool) {
 	rows := openCodeRows(ls)
 	foot := -1
@@ -189,7 +210,7 @@ func openCodeQuestion(ls []string) (Dialog, bool) {
 		if !rows[i].bar {
 			return Dialog{}, false
 		}
-		t := norm(rows[i].content)
+		t := Norm(rows[i].content)
 		if t == ocAskFooter {
 			foot = i
 			break
@@ -207,7 +228,7 @@ func openCodeQuestion(ls []string) (Dialog, bool) {
 	}
 	first := -1
 	for i := top; i < foot; i++ {
-		if _, ok := parseNumbered(rows[i].content); ok {
+		if _, ok := ParseNumbered(rows[i].content); ok {
 			first = i
 			break
 		}
@@ -234,9 +255,9 @@ func openCodeQuestion(ls []string) (Dialog, bool) {
 	for _, r := range rows[first:foot] {
 		contents = append(contents, r.content)
 	}
-	options, ok := parseOptions(contents, false, nil)
+	options, ok := ParseOptions(contents, false, nil)
 	if !ok {
 		return Dialog{}, false
 	}
-	return Dialog{Kind: Question, Question: joinTrimmed(para), Options: normAll(options)}, true
+	return Dialog{Kind: Question, Question: JoinTrimmed(para), Options: NormAll(options)}, true
 }

@@ -4,6 +4,7 @@ import (
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
+	"paddock/internal/screendialog"
 )
 
 // Agent is Kimi Code as paddock knows it.
@@ -22,6 +23,7 @@ func Agent() agent.Agent {
 		// turn ends.
 		HookRules: hookstate.Rules{InferPermissions: true, StopIncludesSubagents: true},
 		Decisions: decisions(),
+		Screen:    screendialog.KimiDialogs(),
 		HoldFlag:  &agent.HoldFlag{Name: "kimi-hold", Usage: "hold Kimi Code's tool calls this long each for a deny from the phone (Kimi takes no remote approval: \"let it run\" makes it ask in its terminal; 0, the default: off; at most 10m)"},
 		Launch:    Launch(),
 	}

@@ -4,6 +4,7 @@ import (
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
+	"paddock/internal/screendialog"
 )
 
 // Agent is OpenCode as paddock knows it.
@@ -20,6 +21,7 @@ func Agent() agent.Agent {
 		DecodeHook: decodeOpenCode,
 		HookRules:  hookstate.Rules{InferPermissions: true},
 		Decisions:  decisions(),
+		Screen:     screendialog.OpenCodeDialogs(),
 		Launch:     Launch(),
 	}
 }
