@@ -6,7 +6,6 @@ import (
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
-	"paddock/internal/screendialog"
 )
 
 // Agent is Claude Code as paddock knows it.
@@ -28,7 +27,7 @@ func Agent() agent.Agent {
 		// permission dialogs its hooks may not announce.
 		HookRules: hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
 		Decisions: decisions(),
-		Screen:    screendialog.ClaudeDialogs(),
+		Screen:    dialogs(),
 		Launch:    Launch(),
 	}
 }

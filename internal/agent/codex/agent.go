@@ -4,7 +4,6 @@ import (
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
-	"paddock/internal/screendialog"
 )
 
 // Agent is Codex CLI as paddock knows it.
@@ -23,7 +22,7 @@ func Agent() agent.Agent {
 		// launch; it shows permission dialogs its hooks may not announce.
 		HookRules:        hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
 		Decisions:        decisions(),
-		Screen:           screendialog.CodexDialogs(),
+		Screen:           dialogs(),
 		HoldFlag:         &agent.HoldFlag{Name: "codex-hold", Usage: "how long a Codex permission prompt (and a Cursor shell or MCP approval) waits for the phone before the agent asks in its own terminal (0: never held; at most 10m)"},
 		Launch:           Launch(),
 		HoldsHistoryOpen: true, // the rollout and thread lock of a session resumed inside a running TUI

@@ -4,7 +4,6 @@ import (
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
-	"paddock/internal/screendialog"
 )
 
 // Agent is OpenCode as paddock knows it.
@@ -21,7 +20,7 @@ func Agent() agent.Agent {
 		DecodeHook: decodeOpenCode,
 		HookRules:  hookstate.Rules{InferPermissions: true},
 		Decisions:  decisions(),
-		Screen:     screendialog.OpenCodeDialogs(),
+		Screen:     dialogs(),
 		Launch:     Launch(),
 	}
 }

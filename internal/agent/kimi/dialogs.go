@@ -1,30 +1,32 @@
-package screendialog
+package kimi
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"paddock/internal/screendialog"
 )
 
-// KimiDialogs are the dialogs recorded from Kimi Code 2.1.0: its command
+// dialogs are the dialogs recorded from Kimi Code 2.1.0: its command
 // approval and its single-question picker.
-func KimiDialogs() Reader {
-	return Reader{
-		Parsers:  []Parser{kimiApproval, kimiQuestion},
-		Keys:     kimiKeys,
+func dialogs() screendialog.Reader {
+	return screendialog.Reader{
+		Parsers:  []screendialog.Parser{kimiApproval, kimiQuestion},
+		Keys:     dialogKeys,
 		FreeText: []string{"Other"},
 	}
 }
 
-// kimiKeys: an approval's line is picked by its digit; a question is
+// dialogKeys: an approval's line is picked by its digit; a question is
 // answered by its option's digit and then 1, Submit on the review page
 // that the choice opens, or declined with Escape ("esc cancel").
-func kimiKeys(d Dialog, verb string, choice int) ([]string, bool) {
+func dialogKeys(d screendialog.Dialog, verb string, choice int) ([]string, bool) {
 	switch d.Kind {
-	case Approval:
+	case screendialog.Approval:
 		return kimiApprovalKeys(d, verb)
-	case Question:
-		return QuestionKeys(d, verb, choice, "1")
+	case screendialog.Question:
+		return screendialog.QuestionKeys(d, verb, choice, "1")
 	}
 	return nil, false
 }
@@ -71,10 +73,10 @@ func kimiBottom(ls []string, footer *regexp.Regexp) int {
 		return -1
 	}
 	for i := end - 1; i >= 0 && i >= end-3; i-- {
-		if !IsRule(ls[i], '─') {
+		if !screendialog.IsRule(ls[i], '─') {
 			continue
 		}
-		if i >= 1 && footer.MatchString(Norm(ls[i-1])) {
+		if i >= 1 && footer.MatchString(screendialog.Norm(ls[i-1])) {
 			return i - 1
 		}
 		return -1
@@ -82,21 +84,21 @@ func kimiBottom(ls []string, footer *regexp.Regexp) int {
 	return -1
 }
 
-func kimiApproval(ls []string) (Dialog, bool) {
+func kimiApproval(ls []string) (screendialog.Dialog, bool) {
 	foot := kimiBottom(ls, kimiApprovalFooter)
 	if foot < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	ask := LastIndex(ls, foot, TrimmedIs(kimiRunAsk))
+	ask := screendialog.LastIndex(ls, foot, screendialog.TrimmedIs(kimiRunAsk))
 	if ask < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	if rule := PrevNonBlank(ls, ask); rule < 0 || !IsRule(ls[rule], '─') {
-		return Dialog{}, false
+	if rule := screendialog.PrevNonBlank(ls, ask); rule < 0 || !screendialog.IsRule(ls[rule], '─') {
+		return screendialog.Dialog{}, false
 	}
 	first, dollar := -1, -1
 	for i := ask + 1; i < foot; i++ {
-		if _, ok := ParseNumbered(ls[i]); ok {
+		if _, ok := screendialog.ParseNumbered(ls[i]); ok {
 			first = i
 			break
 		}
@@ -105,16 +107,16 @@ func kimiApproval(ls []string) (Dialog, bool) {
 		}
 	}
 	if first < 0 || dollar < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	options, ok := ParseOptions(ls[first:foot], true, nil)
+	options, ok := screendialog.ParseOptions(ls[first:foot], true, nil)
 	// The footer's "1/2/3/4" counts the options.
-	if !ok || !strings.Contains(Norm(ls[foot]), " "+countTo(len(options), "/")+" choose ") {
-		return Dialog{}, false
+	if !ok || !strings.Contains(screendialog.Norm(ls[foot]), " "+countTo(len(options), "/")+" choose ") {
+		return screendialog.Dialog{}, false
 	}
-	d := Dialog{Kind: Approval, Command: Norm(strings.TrimPrefix(strings.TrimSpace(ls[dollar]), "$")), Options: NormAll(options)}
-	if IndexOf(d.Options, isKimi("Approve once")) != 0 || IndexOf(d.Options, isKimi("Reject")) < 0 {
-		return Dialog{}, false
+	d := screendialog.Dialog{Kind: screendialog.Approval, Command: screendialog.Norm(strings.TrimPrefix(strings.TrimSpace(ls[dollar]), "$")), Options: screendialog.NormAll(options)}
+	if screendialog.IndexOf(d.Options, isKimi("Approve once")) != 0 || screendialog.IndexOf(d.Options, isKimi("Reject")) < 0 {
+		return screendialog.Dialog{}, false
 	}
 	return d, true
 }
@@ -133,19 +135,19 @@ func countTo(n int, sep string) string {
 
 func isKimi(label string) func(string) bool { return func(o string) bool { return o == label } }
 
-func kimiApprovalKeys(d Dialog, verb string) ([]string, bool) {
+func kimiApprovalKeys(d screendialog.Dialog, verb string) ([]string, bool) {
 	var label string
 	switch verb {
-	case VerbAllow:
+	case screendialog.VerbAllow:
 		label = "Approve once"
-	case VerbAlways:
+	case screendialog.VerbAlways:
 		label = "Approve for this session"
-	case VerbDeny:
+	case screendialog.VerbDeny:
 		label = "Reject"
 	default:
 		return nil, false
 	}
-	k, ok := Digit(IndexOf(d.Options, isKimi(label)))
+	k, ok := screendialog.Digit(screendialog.IndexOf(d.Options, isKimi(label)))
 	if !ok {
 		return nil, false
 	}
@@ -171,24 +173,24 @@ func kimiApprovalKeys(d Dialog, verb string) ([]string, bool) {
 // (as internal/agentenv answers: 1, 1). Only a single question (one tab
 // besides Submit) is recognised: with several, the second digit would
 // answer the next question.
-func kimiQuestion(ls []string) (Dialog, bool) {
+func kimiQuestion(ls []string) (screendialog.Dialog, bool) {
 	foot := kimiBottom(ls, kimiQuestionFooter)
 	if foot < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	ask := LastIndex(ls, foot, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "? ") })
+	ask := screendialog.LastIndex(ls, foot, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "? ") })
 	if ask < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	tab := PrevNonBlank(ls, ask)
-	title := PrevNonBlank(ls, tab)
-	rule := PrevNonBlank(ls, title)
-	if rule < 0 || strings.TrimSpace(ls[title]) != "question" || !IsRule(ls[rule], '─') {
-		return Dialog{}, false
+	tab := screendialog.PrevNonBlank(ls, ask)
+	title := screendialog.PrevNonBlank(ls, tab)
+	rule := screendialog.PrevNonBlank(ls, title)
+	if rule < 0 || strings.TrimSpace(ls[title]) != "question" || !screendialog.IsRule(ls[rule], '─') {
+		return screendialog.Dialog{}, false
 	}
 	tabs := kimiTabGap.Split(strings.TrimSpace(ls[tab]), -1)
 	if len(tabs) != 2 || tabs[1] != "Submit" || strings.HasPrefix(tabs[0], "(") {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	var question []string
 	question = append(question, strings.TrimPrefix(strings.TrimSpace(ls[ask]), "?"))
@@ -197,7 +199,7 @@ func kimiQuestion(ls []string) (Dialog, bool) {
 	for _, l := range ls[ask+1 : foot] {
 		if m := kimiChoice.FindStringSubmatch(l); m != nil {
 			if m[2] != string(rune('1'+len(options))) {
-				return Dialog{}, false
+				return screendialog.Dialog{}, false
 			}
 			options = append(options, m[3])
 			col = len([]rune(l)) - len([]rune(m[3]))
@@ -207,15 +209,15 @@ func kimiQuestion(ls []string) (Dialog, bool) {
 		case strings.TrimSpace(l) == "":
 		case len(options) == 0:
 			question = append(question, l) // the question, wrapped
-		case Indent(l) >= col:
+		case screendialog.Indent(l) >= col:
 			// an option's description
 		default:
-			return Dialog{}, false
+			return screendialog.Dialog{}, false
 		}
 	}
 	// The footer's "1-N" counts the options.
-	if len(options) == 0 || !strings.Contains(Norm(ls[foot]), fmt.Sprintf(" 1-%d ", len(options))) {
-		return Dialog{}, false
+	if len(options) == 0 || !strings.Contains(screendialog.Norm(ls[foot]), fmt.Sprintf(" 1-%d ", len(options))) {
+		return screendialog.Dialog{}, false
 	}
-	return Dialog{Kind: Question, Question: JoinTrimmed(question), Options: NormAll(options)}, true
+	return screendialog.Dialog{Kind: screendialog.Question, Question: screendialog.JoinTrimmed(question), Options: screendialog.NormAll(options)}, true
 }

@@ -1,29 +1,31 @@
-package screendialog
+package codex
 
 import (
 	"regexp"
 	"strings"
+
+	"paddock/internal/screendialog"
 )
 
-// CodexDialogs are the dialogs recorded from Codex 0.169.0 (some of the
+// dialogs are the dialogs recorded from Codex 0.169.0 (some of the
 // screens are in internal/screendialog/testdata/codex-0.169.0): its
 // command approval and its one-question request_user_input.
-func CodexDialogs() Reader {
-	return Reader{
-		Parsers:  []Parser{codexApproval, codexQuestion},
-		Keys:     codexKeys,
+func dialogs() screendialog.Reader {
+	return screendialog.Reader{
+		Parsers:  []screendialog.Parser{codexApproval, codexQuestion},
+		Keys:     dialogKeys,
 		FreeText: []string{"None of the above"}, // asks for notes
 	}
 }
 
-// codexKeys: see each dialog. Escape declines a question, as it refuses
+// dialogKeys: see each dialog. Escape declines a question, as it refuses
 // an approval: Codex's "esc to interrupt" ends the turn.
-func codexKeys(d Dialog, verb string, choice int) ([]string, bool) {
+func dialogKeys(d screendialog.Dialog, verb string, choice int) ([]string, bool) {
 	switch d.Kind {
-	case Approval:
+	case screendialog.Approval:
 		return codexApprovalKeys(d, verb)
-	case Question:
-		return QuestionKeys(d, verb, choice)
+	case screendialog.Question:
+		return screendialog.QuestionKeys(d, verb, choice)
 	}
 	return nil, false
 }
@@ -50,20 +52,20 @@ const (
 	codexAskFoot = "enter to submit answer"
 )
 
-func codexApproval(ls []string) (Dialog, bool) {
+func codexApproval(ls []string) (screendialog.Dialog, bool) {
 	end := len(ls) - 1
 	if end < 0 || strings.TrimSpace(ls[end]) != codexFooter {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	ask := LastIndex(ls, end, TrimmedIs(codexRunAsk))
+	ask := screendialog.LastIndex(ls, end, screendialog.TrimmedIs(codexRunAsk))
 	if ask < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	// "$ command" (possibly wrapped onto indented lines) comes after the
 	// environment and reason lines and right before option 1.
 	dollar, first := -1, -1
 	for i := ask + 1; i < end; i++ {
-		if o, ok := ParseNumbered(ls[i]); ok && o.N == 1 {
+		if o, ok := screendialog.ParseNumbered(ls[i]); ok && o.N == 1 {
 			first = i
 			break
 		}
@@ -72,17 +74,17 @@ func codexApproval(ls []string) (Dialog, bool) {
 		}
 	}
 	if dollar < 0 || first < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	cmd := JoinTrimmed(ls[dollar:first])
-	cmd = Norm(strings.TrimPrefix(cmd, "$"))
-	options, ok := ParseOptions(ls[first:end], true, nil)
+	cmd := screendialog.JoinTrimmed(ls[dollar:first])
+	cmd = screendialog.Norm(strings.TrimPrefix(cmd, "$"))
+	options, ok := screendialog.ParseOptions(ls[first:end], true, nil)
 	if !ok {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	d := Dialog{Kind: Approval, Command: cmd, Options: NormAll(options)}
-	if IndexOf(d.Options, codexShortcut("y")) != 0 || IndexOf(d.Options, codexShortcut("esc")) < 0 {
-		return Dialog{}, false
+	d := screendialog.Dialog{Kind: screendialog.Approval, Command: cmd, Options: screendialog.NormAll(options)}
+	if screendialog.IndexOf(d.Options, codexShortcut("y")) != 0 || screendialog.IndexOf(d.Options, codexShortcut("esc")) < 0 {
+		return screendialog.Dialog{}, false
 	}
 	return d, true
 }
@@ -92,22 +94,22 @@ func codexShortcut(k string) func(string) bool {
 	return func(o string) bool { return strings.HasSuffix(o, "("+k+")") }
 }
 
-func codexApprovalKeys(d Dialog, verb string) ([]string, bool) {
+func codexApprovalKeys(d screendialog.Dialog, verb string) ([]string, bool) {
 	switch verb {
-	case VerbAllow:
-		if i := IndexOf(d.Options, codexShortcut("y")); i == 0 && strings.HasPrefix(Norm(d.Options[i]), "Yes") {
+	case screendialog.VerbAllow:
+		if i := screendialog.IndexOf(d.Options, codexShortcut("y")); i == 0 && strings.HasPrefix(screendialog.Norm(d.Options[i]), "Yes") {
 			return []string{"y"}, true
 		}
-	case VerbDeny:
-		if IndexOf(d.Options, codexShortcut("esc")) >= 0 {
+	case screendialog.VerbDeny:
+		if screendialog.IndexOf(d.Options, codexShortcut("esc")) >= 0 {
 			return []string{"Escape"}, true
 		}
-	case VerbAlways:
-		i := IndexOf(d.Options, codexShortcut("p"))
-		if i < 0 || !strings.HasPrefix(Norm(d.Options[i]), "Yes, and don't ask again") {
+	case screendialog.VerbAlways:
+		i := screendialog.IndexOf(d.Options, codexShortcut("p"))
+		if i < 0 || !strings.HasPrefix(screendialog.Norm(d.Options[i]), "Yes, and don't ask again") {
 			return nil, false
 		}
-		if k, ok := Digit(i); ok {
+		if k, ok := screendialog.Digit(i); ok {
 			return []string{k}, true
 		}
 	}
@@ -127,34 +129,34 @@ func codexApprovalKeys(d Dialog, verb string) ([]string, bool) {
 // codex-question-after-digit2.txt). Only "Question 1/1" is recognised.
 var codexQuestionHead = regexp.MustCompile(`^Question 1/1\b`)
 
-func codexQuestion(ls []string) (Dialog, bool) {
+func codexQuestion(ls []string) (screendialog.Dialog, bool) {
 	end := len(ls) - 1
 	if end < 0 || !strings.Contains(ls[end], codexAskFoot) {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	head := LastIndex(ls, end, func(l string) bool { return codexQuestionHead.MatchString(strings.TrimSpace(l)) })
+	head := screendialog.LastIndex(ls, end, func(l string) bool { return codexQuestionHead.MatchString(strings.TrimSpace(l)) })
 	if head < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	first := -1
 	for i := head + 1; i < end; i++ {
-		if _, ok := ParseNumbered(ls[i]); ok {
+		if _, ok := screendialog.ParseNumbered(ls[i]); ok {
 			first = i
 			break
 		}
 	}
 	if first < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	question := JoinTrimmed(ls[head+1 : first])
-	options, ok := ParseOptions(ls[first:end], false, nil)
+	question := screendialog.JoinTrimmed(ls[head+1 : first])
+	options, ok := screendialog.ParseOptions(ls[first:end], false, nil)
 	if !ok {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	// Label and description share the line, two or more spaces apart.
 	for i, o := range options {
 		label, _, _ := strings.Cut(o, "  ")
 		options[i] = label
 	}
-	return Dialog{Kind: Question, Question: question, Options: NormAll(options)}, true
+	return screendialog.Dialog{Kind: screendialog.Question, Question: question, Options: screendialog.NormAll(options)}, true
 }
