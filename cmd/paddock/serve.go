@@ -158,7 +158,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if terms, err := tmux.New(ctx, cfg.DataDir, tmux.Options{}); err != nil {
 		log.Warn("hosted sessions are off: paddock starts agents in tmux", "error", err)
 	} else {
-		h := hosted.New(hosted.Options{Terminals: terms, Live: states, Recipes: agents.Recipes(), Persist: a.store, Logger: log.With("component", "hosted")})
+		h := hosted.New(hosted.Options{Terminals: terms, Live: states, Recipes: agents.Recipes(), Screens: agents.Screens(), Persist: a.store, Logger: log.With("component", "hosted")})
 		hosting = h
 		sleeper = func(ctx context.Context) error { return h.RunSleeper(ctx, cfg.SleepIdle) }
 		// The CLIs' --help is checked in the background: a CLI whose

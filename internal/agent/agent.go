@@ -30,6 +30,7 @@ import (
 	"paddock/internal/hookstate"
 	"paddock/internal/launch"
 	"paddock/internal/procscan"
+	"paddock/internal/screendialog"
 	"paddock/internal/session"
 )
 
@@ -85,6 +86,12 @@ type Agent struct {
 	// the agent's Name whatever it says (Registry.Processes sets it). Zero:
 	// no process of it is recognised.
 	Process procscan.CLI
+
+	// Screen reads the approval and question dialogs its CLI draws in a
+	// terminal paddock hosts, and says which keys answer them: the
+	// fallback for dialogs its hooks cannot answer. Zero (no Parsers): no
+	// dialogs were recorded, and none is read off its screen.
+	Screen screendialog.Reader
 }
 
 // DirFlag is a serve flag naming an agent's directory.
@@ -246,6 +253,18 @@ func (r *Registry) Recipes() map[string]launch.Recipe {
 	for _, a := range r.list {
 		if len(a.Launch.Bins) > 0 {
 			out[a.Name] = a.Launch
+		}
+	}
+	return out
+}
+
+// Screens are the screen dialog readers of the agents whose dialogs were
+// recorded, by name.
+func (r *Registry) Screens() screendialog.Readers {
+	out := make(screendialog.Readers, len(r.list))
+	for _, a := range r.list {
+		if len(a.Screen.Parsers) > 0 {
+			out[a.Name] = a.Screen
 		}
 	}
 	return out

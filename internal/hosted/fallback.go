@@ -43,14 +43,14 @@ const DefaultScreenEvery = time.Second
 const screenHold = time.Hour
 
 // WatchScreens is the fallback for hosted sessions paddock cannot answer
-// through a hook (issue 6 item 7): every interval it reads the screen of
-// each hosted terminal whose agent has no hook channel for decisions —
-// Kimi Code (its hooks can only deny), or any agent whose hooks never
-// reported — and when it shows a dialog paddock recognises
-// (internal/screendialog) and no hook item is waiting for that session, it
-// offers the dialog on the phone. The answer is typed as keys only after a
-// fresh capture shows the very same dialog; a dialog that went away is
-// released as answered at the desk. It runs until ctx ends.
+// through a hook: every interval it reads the screen of each hosted
+// terminal whose agent has no hook channel for decisions — its recipe
+// says its hooks cannot answer them (Recipe.ScreenApprovals), or its
+// hooks never reported — and when it shows a dialog that agent's reader
+// recognises (Options.Screens) and no hook item is waiting for that
+// session, it offers the dialog on the phone. The answer is typed as keys
+// only after a fresh capture shows the very same dialog; a dialog that
+// went away is released as answered at the desk. It runs until ctx ends.
 func (m *Manager) WatchScreens(ctx context.Context, items Items, interval time.Duration) error {
 	if interval <= 0 {
 		interval = DefaultScreenEvery
@@ -94,7 +94,7 @@ func (m *Manager) screensOnce(ctx context.Context, items Items, wg *sync.WaitGro
 		if err != nil {
 			continue
 		}
-		d, shown := screendialog.Detect(t.runtime, screen)
+		d, shown := m.opts.Screens.Detect(t.runtime, screen)
 		m.fallback.mu.Lock()
 		prev, offered := m.fallback.offered[t.id]
 		m.fallback.mu.Unlock()
@@ -111,7 +111,7 @@ func (m *Manager) screensOnce(ctx context.Context, items Items, wg *sync.WaitGro
 		if !shown || offered || len(items.List(pending.Filter{Key: c.Key, PendingOnly: true})) > 0 {
 			continue
 		}
-		it, outcome, err := items.Open(ctx, screenDialogItem(c.Key, c.Cwd, d))
+		it, outcome, err := items.Open(ctx, m.screenDialogItem(c.Key, c.Cwd, d))
 		if err != nil {
 			m.log.Warn("screen dialog not offered", "terminal", t.id, "error", err)
 			continue
@@ -128,7 +128,7 @@ func (m *Manager) screensOnce(ctx context.Context, items Items, wg *sync.WaitGro
 }
 
 // screenDialogItem is the pending item of a dialog read off a screen.
-func screenDialogItem(k session.Key, cwd string, d screendialog.Dialog) pending.Item {
+func (m *Manager) screenDialogItem(k session.Key, cwd string, d screendialog.Dialog) pending.Item {
 	now := time.Now()
 	it := pending.Item{Kind: pending.KindApproval, Key: k, Cwd: cwd, Tool: d.Tool, ToolUseID: "screen:" + d.Fingerprint,
 		Created: now, Expires: now.Add(screenHold), Reason: "Read from its terminal: paddock answers by pressing the keys, after checking the dialog is still on screen."}
@@ -139,7 +139,7 @@ func screenDialogItem(k session.Key, cwd string, d screendialog.Dialog) pending.
 		it.Kind, it.Tool, it.Can = pending.KindQuestion, "question", []string{pending.VerbAnswer, pending.VerbDeny}
 		q := pending.Question{Question: d.Question}
 		for i, o := range d.Options {
-			if _, ok := screendialog.Keys(d, screendialog.VerbAnswer, i); ok {
+			if _, ok := m.opts.Screens.Keys(d, screendialog.VerbAnswer, i); ok {
 				q.Options = append(q.Options, pending.Option{Label: o})
 			}
 		}
@@ -149,7 +149,7 @@ func screenDialogItem(k session.Key, cwd string, d screendialog.Dialog) pending.
 	}
 	it.Input, _ = json.Marshal(map[string]any{"command": d.Command, "options": d.Options})
 	for _, verb := range []string{pending.VerbAllow, pending.VerbDeny, pending.VerbAlways} {
-		if _, ok := screendialog.Keys(d, verb, 0); ok {
+		if _, ok := m.opts.Screens.Keys(d, verb, 0); ok {
 			it.Can = append(it.Can, verb)
 		}
 	}
@@ -181,13 +181,13 @@ func (m *Manager) answerScreen(ctx context.Context, t *terminal, it pending.Item
 	default:
 		return // answered at the desk, expired
 	}
-	keys, ok := screendialog.Keys(d, verb, choice)
+	keys, ok := m.opts.Screens.Keys(d, verb, choice)
 	if !ok {
 		m.log.Warn("screen dialog answer has no keys", "item", it.ID, "verb", verb)
 		return
 	}
 	screen, err := m.opts.Terminals.Capture(ctx, t.pane, tmux.CaptureOptions{})
-	if err != nil || !screendialog.Matches(d, screen) {
+	if err != nil || !m.opts.Screens.Matches(d, screen) {
 		m.log.Warn("the dialog on screen changed; no keys sent", "item", it.ID, "terminal", t.id)
 		return
 	}

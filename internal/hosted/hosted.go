@@ -32,6 +32,7 @@ import (
 	"paddock/internal/launch"
 	"paddock/internal/live"
 	"paddock/internal/proc"
+	"paddock/internal/screendialog"
 	"paddock/internal/session"
 	"paddock/internal/tmux"
 )
@@ -85,9 +86,13 @@ type Options struct {
 	Live      Live
 	Logger    *slog.Logger
 	// Recipes is how each runtime paddock may host starts and resumes, by
-	// runtime name (internal/runtimes.Recipes); a runtime without one is
+	// runtime name (agent.Registry.Recipes); a runtime without one is
 	// refused.
 	Recipes map[string]launch.Recipe
+	// Screens read the dialogs hosted agents draw on their screens, by
+	// runtime name (agent.Registry.Screens), for the screen fallback
+	// (WatchScreens); a runtime without one shows none.
+	Screens screendialog.Readers
 	// LookPath finds an agent's executable; default exec.LookPath.
 	LookPath func(string) (string, error)
 	// Ready bounds the wait for a new agent's input to be ready before the
@@ -185,8 +190,9 @@ func New(o Options) *Manager {
 	if o.LookPath == nil {
 		o.LookPath = exec.LookPath
 	}
-	// A copy: the caller's map is not shared with the Manager's goroutines.
+	// Copies: the caller's maps are not shared with the Manager's goroutines.
 	o.Recipes = maps.Clone(o.Recipes)
+	o.Screens = maps.Clone(o.Screens)
 	if o.Ready <= 0 {
 		o.Ready = 60 * time.Second
 	}

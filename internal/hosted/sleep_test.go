@@ -120,7 +120,8 @@ func standIn(t *testing.T, script string) (*Manager, *tmux.Server, *live.Service
 	runCtx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
 	go states.Run(runCtx)
-	m := New(Options{Terminals: terms, Live: states, Recipes: registry.Default().Recipes(), LookPath: func(string) (string, error) { return agent, nil }})
+	agents := registry.Default()
+	m := New(Options{Terminals: terms, Live: states, Recipes: agents.Recipes(), Screens: agents.Screens(), LookPath: func(string) (string, error) { return agent, nil }})
 	return m, terms, states, dir
 }
 

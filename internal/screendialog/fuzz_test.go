@@ -1,4 +1,4 @@
-package screendialog
+package screendialog_test
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	. "paddock/internal/screendialog"
 )
 
 // checkScreen is the property every screen must keep, whatever it holds:
@@ -31,7 +33,7 @@ func checkScreen(t *testing.T, screen string) {
 					t.Fatalf("%s %s %d: ok with no keys", rt, verb, choice)
 				}
 				for _, k := range keys {
-					if !allowedKey(k) {
+					if !AllowedKey(k) {
 						t.Fatalf("%s %s %d: key %q is not allowed", rt, verb, choice, k)
 					}
 				}

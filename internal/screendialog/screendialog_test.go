@@ -1,6 +1,7 @@
-package screendialog
+package screendialog_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,8 +9,41 @@ import (
 	"strings"
 	"testing"
 
+	"paddock/internal/agent/registry"
+	. "paddock/internal/screendialog"
 	"paddock/internal/sharedtest"
 )
+
+// screens are the readers of the agents paddock ships: the recorded
+// screens are read with them.
+var screens = registry.Default().Screens()
+
+// The agents whose dialogs were recorded.
+const (
+	Claude   = "claude"
+	Codex    = "codex"
+	OpenCode = "opencode"
+	Kimi     = "kimi"
+)
+
+func Detect(runtime, screen string) (Dialog, bool) { return screens.Detect(runtime, screen) }
+
+func Keys(d Dialog, verb string, choice int) ([]string, bool) { return screens.Keys(d, verb, choice) }
+
+func Matches(d Dialog, screen string) bool { return screens.Matches(d, screen) }
+
+// TestReaders: the agents with recorded dialogs are the ones the tables
+// below cover, each with its parsers and keys.
+func TestReaders(t *testing.T) {
+	if got := slices.Sorted(maps.Keys(screens)); !slices.Equal(got, slices.Sorted(slices.Values(runtimes))) {
+		t.Fatalf("readers for %q, want %q", got, runtimes)
+	}
+	for name, r := range screens {
+		if len(r.Parsers) == 0 || r.Keys == nil {
+			t.Errorf("%s: reader %+v", name, r)
+		}
+	}
+}
 
 // want is what Detect should read from a recorded screen; the zero value
 // means "no dialog" (for every runtime).

@@ -29,6 +29,7 @@ func Agent() agent.Agent {
 		Decisions: decisions(),
 		Install:   install(),
 		UI:        agent.UI{Busy: "The agent is working: Claude Code queues what you send now and reads it in at its next step."},
+		Screen:    dialogs(),
 		Launch:    Launch(),
 		Process:   process(),
 	}

@@ -32,5 +32,6 @@ func Agent() agent.Agent {
 		},
 		Launch:  Launch(),
 		Process: process(),
+		Screen:  dialogs(),
 	}
 }

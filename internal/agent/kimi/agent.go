@@ -22,6 +22,7 @@ func Agent() agent.Agent {
 		// turn ends.
 		HookRules: hookstate.Rules{InferPermissions: true, StopIncludesSubagents: true},
 		Decisions: decisions(),
+		Screen:    dialogs(),
 		HoldFlag:  &agent.HoldFlag{Name: "kimi-hold", Usage: "hold Kimi Code's tool calls this long each for a deny from the phone (Kimi takes no remote approval: \"let it run\" makes it ask in its terminal; 0, the default: off; at most 10m)"},
 		Install:   install(),
 		UI: agent.UI{

@@ -21,6 +21,7 @@ func Agent() agent.Agent {
 		HookRules:  hookstate.Rules{InferPermissions: true},
 		Decisions:  decisions(),
 		Install:    install(),
+		Screen:     dialogs(),
 		Launch:     Launch(),
 		Process:    process(),
 	}

@@ -1,14 +1,38 @@
-package screendialog
+package opencode
 
 import (
 	"regexp"
 	"strings"
+
+	"paddock/internal/screendialog"
 )
 
-// OpenCode 1.18.33 draws its dialogs inside the prompt's ┃ bar, with the
-// sidebar (context, LSP, ~/proj:master, version) on the right of the same
-// rows when the pane is wide
-// (../shared/fixtures/real/opencode-1.18.33/screens/oc-approval-1.txt):
+// dialogs are the dialogs recorded from OpenCode 1.18.33 (some of the
+// screens are in internal/screendialog/testdata/opencode-1.18.33): its
+// shell permission and its question tool.
+func dialogs() screendialog.Reader {
+	return screendialog.Reader{
+		Parsers:  []screendialog.Parser{openCodeApproval, openCodeQuestion},
+		Keys:     dialogKeys,
+		FreeText: []string{"Type your own answer"},
+	}
+}
+
+// dialogKeys: see each dialog. A question is declined with Escape ("esc
+// dismiss").
+func dialogKeys(d screendialog.Dialog, verb string, choice int) ([]string, bool) {
+	switch d.Kind {
+	case screendialog.Approval:
+		return openCodeApprovalKeys(d, verb)
+	case screendialog.Question:
+		return screendialog.QuestionKeys(d, verb, choice)
+	}
+	return nil, false
+}
+
+// OpenCode draws its dialogs inside the prompt's ┃ bar, with the sidebar
+// (context, LSP, ~/proj:master, version) on the right of the same rows
+// when the pane is wide. The shell permission, as recorded:
 //
 //	┃  △ Permission required
 //	┃    # Shell command
@@ -25,9 +49,8 @@ import (
 // allow is Enter: correct unless someone at the desk moved the selection,
 // which plain text cannot show. Always is → Enter (the "Always allow …
 // Confirm" page opens on Confirm) Enter, verified as one burst
-// (testdata/opencode-1.18.33/opencode-after-always-*.txt). Only the shell
-// dialog is recognised: edits, external directories and other permissions
-// were not recorded.
+// (opencode-after-always-*.txt). Only the shell dialog is recognised:
+// edits, external directories and other permissions were not recorded.
 const (
 	ocPermTitle = "△ Permission required"
 	ocShell     = "# Shell command"
@@ -63,7 +86,7 @@ func openCodeRows(ls []string) []ocRow {
 		}
 		c := m[1]
 		// A row holding only sidebar text: a long run of spaces first.
-		if indent(c) >= 20 {
+		if screendialog.Indent(c) >= 20 {
 			c = ""
 		}
 		if loc := ocSidebar.FindStringSubmatchIndex(c); loc != nil {
@@ -74,17 +97,17 @@ func openCodeRows(ls []string) []ocRow {
 	return rows
 }
 
-func openCodeApproval(ls []string) (Dialog, bool) {
+func openCodeApproval(ls []string) (screendialog.Dialog, bool) {
 	rows := openCodeRows(ls)
 	btn := -1
 	for i := len(rows) - 1; i >= 0; i-- {
-		if rows[i].bar && norm(rows[i].content) == ocButtons {
+		if rows[i].bar && screendialog.Norm(rows[i].content) == ocButtons {
 			btn = i
 			break
 		}
 	}
 	if btn < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	// Below the buttons: the key hints (on the buttons' row when wide, on
 	// a row of their own when narrow), else only empty bar rows.
@@ -92,15 +115,15 @@ func openCodeApproval(ls []string) (Dialog, bool) {
 	for _, r := range rows[btn+1:] {
 		switch {
 		case !r.bar:
-			return Dialog{}, false
+			return screendialog.Dialog{}, false
 		case strings.Contains(r.content, ocConfirm) && !hint:
 			hint = true
 		case strings.TrimSpace(r.content) != "":
-			return Dialog{}, false
+			return screendialog.Dialog{}, false
 		}
 	}
 	if !hint {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	// Above, in the same bar: title, "# Shell command", the command
 	// (possibly wrapped), then empty rows down to the buttons.
@@ -112,11 +135,11 @@ func openCodeApproval(ls []string) (Dialog, bool) {
 		}
 	}
 	if title < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	body := nonEmpty(rows[title+1 : btn])
 	if len(body) < 2 || body[0] != ocShell || !strings.HasPrefix(body[1], "$ ") {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	// The command runs from "$ " to the next empty row; nothing may follow.
 	start := -1
@@ -133,11 +156,11 @@ func openCodeApproval(ls []string) (Dialog, bool) {
 	}
 	for ; i < btn; i++ {
 		if strings.TrimSpace(rows[i].content) != "" {
-			return Dialog{}, false
+			return screendialog.Dialog{}, false
 		}
 	}
-	command := norm(strings.TrimPrefix(joinTrimmed(cmd), "$"))
-	return Dialog{Kind: Approval, Tool: "Shell", Command: command,
+	command := screendialog.Norm(strings.TrimPrefix(screendialog.JoinTrimmed(cmd), "$"))
+	return screendialog.Dialog{Kind: screendialog.Approval, Tool: "Shell", Command: command,
 		Options: []string{"Allow once", "Allow always", "Reject"}}, true
 }
 
@@ -152,22 +175,22 @@ func nonEmpty(rows []ocRow) []string {
 	return out
 }
 
-func openCodeApprovalKeys(d Dialog, verb string) ([]string, bool) {
-	if strings.Join(normAll(d.Options), " ") != ocButtons {
+func openCodeApprovalKeys(d screendialog.Dialog, verb string) ([]string, bool) {
+	if strings.Join(screendialog.NormAll(d.Options), " ") != ocButtons {
 		return nil, false
 	}
 	switch verb {
-	case VerbAllow:
+	case screendialog.VerbAllow:
 		return []string{"Enter"}, true
-	case VerbAlways:
+	case screendialog.VerbAlways:
 		return []string{"Right", "Enter", "Enter"}, true
-	case VerbDeny:
+	case screendialog.VerbDeny:
 		return []string{"Escape"}, true
 	}
 	return nil, false
 }
 
-// OpenCode's question tool (../shared/…/oc-question.txt):
+// The question tool, as recorded:
 //
 //	┃  Which color do you prefer?
 //	┃
@@ -180,26 +203,26 @@ func openCodeApprovalKeys(d Dialog, verb string) ([]string, bool) {
 //	┃  ↑↓ select  enter submit  esc dismiss
 //
 // Digits 1–n pick and submit (the TUI's bindings; verified: 2 answered
-// "Blue", testdata/opencode-1.18.33/opencode-after-question-2.txt). Only a
-// lone question with this footer is recognised.
-func openCodeQuestion(ls []string) (Dialog, bool) {
+// "Blue", opencode-after-question-2.txt). Only a lone question with this
+// footer is recognised.
+func openCodeQuestion(ls []string) (screendialog.Dialog, bool) {
 	rows := openCodeRows(ls)
 	foot := -1
 	for i := len(rows) - 1; i >= 0; i-- {
 		if !rows[i].bar {
-			return Dialog{}, false
+			return screendialog.Dialog{}, false
 		}
-		t := norm(rows[i].content)
+		t := screendialog.Norm(rows[i].content)
 		if t == ocAskFooter {
 			foot = i
 			break
 		}
 		if t != "" {
-			return Dialog{}, false
+			return screendialog.Dialog{}, false
 		}
 	}
 	if foot < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	top := foot
 	for top > 0 && rows[top-1].bar {
@@ -207,13 +230,13 @@ func openCodeQuestion(ls []string) (Dialog, bool) {
 	}
 	first := -1
 	for i := top; i < foot; i++ {
-		if _, ok := parseNumbered(rows[i].content); ok {
+		if _, ok := screendialog.ParseNumbered(rows[i].content); ok {
 			first = i
 			break
 		}
 	}
 	if first < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	// The question: one paragraph between the bar's top and option 1.
 	var para []string
@@ -226,7 +249,7 @@ func openCodeQuestion(ls []string) (Dialog, bool) {
 			continue
 		}
 		if gaps > 0 {
-			return Dialog{}, false
+			return screendialog.Dialog{}, false
 		}
 		para = append(para, r.content)
 	}
@@ -234,9 +257,9 @@ func openCodeQuestion(ls []string) (Dialog, bool) {
 	for _, r := range rows[first:foot] {
 		contents = append(contents, r.content)
 	}
-	options, ok := parseOptions(contents, false, nil)
+	options, ok := screendialog.ParseOptions(contents, false, nil)
 	if !ok {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	return Dialog{Kind: Question, Question: joinTrimmed(para), Options: normAll(options)}, true
+	return screendialog.Dialog{Kind: screendialog.Question, Question: screendialog.JoinTrimmed(para), Options: screendialog.NormAll(options)}, true
 }

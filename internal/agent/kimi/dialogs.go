@@ -1,13 +1,38 @@
-package screendialog
+package kimi
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"paddock/internal/screendialog"
 )
 
-// Kimi Code 2.1.0 draws its dialogs between two rules above the status
-// line (../shared/fixtures/real/kimi-code-2.1.0/screens/kimi-approval-1.txt):
+// dialogs are the dialogs recorded from Kimi Code 2.1.0: its command
+// approval and its single-question picker.
+func dialogs() screendialog.Reader {
+	return screendialog.Reader{
+		Parsers:  []screendialog.Parser{kimiApproval, kimiQuestion},
+		Keys:     dialogKeys,
+		FreeText: []string{"Other"},
+	}
+}
+
+// dialogKeys: an approval's line is picked by its digit; a question is
+// answered by its option's digit and then 1, Submit on the review page
+// that the choice opens, or declined with Escape ("esc cancel").
+func dialogKeys(d screendialog.Dialog, verb string, choice int) ([]string, bool) {
+	switch d.Kind {
+	case screendialog.Approval:
+		return kimiApprovalKeys(d, verb)
+	case screendialog.Question:
+		return screendialog.QuestionKeys(d, verb, choice, "1")
+	}
+	return nil, false
+}
+
+// Kimi Code draws its dialogs between two rules above the status line.
+// The command approval, as recorded:
 //
 //	──────────────────────────────
 //	  ▶ Run this command?
@@ -23,10 +48,11 @@ import (
 //	mock-model  ~/proj                          ctrl+o expand | …
 //	                                            context: 1% (132/125k)
 //
-// Digits choose (real-clients.md: 1 approve once, 2 approve for this
-// session, 3 reject; agentenv answers with 1 and 3). The command is the
-// "$ " line alone: a wrapped command cannot be told from the description
-// below it, and a cut command mismatches its pending item.
+// Digits choose, verified on the real CLI: 1 approves once, 2 for this
+// session, 3 rejects (internal/agentenv answers with 1 and 3). The
+// command is the "$ " line alone: a wrapped command cannot be told from
+// the description below it, and a cut command mismatches its pending
+// item.
 var (
 	kimiApprovalFooter = regexp.MustCompile(`^↑/↓ select · [1-9](?:/[1-9])* choose · ↵ confirm$`)
 	kimiQuestionFooter = regexp.MustCompile(`^↑↓ select 1-[1-9] / ↵ choose ←/→/tab switch esc cancel$`)
@@ -47,10 +73,10 @@ func kimiBottom(ls []string, footer *regexp.Regexp) int {
 		return -1
 	}
 	for i := end - 1; i >= 0 && i >= end-3; i-- {
-		if !isRule(ls[i], '─') {
+		if !screendialog.IsRule(ls[i], '─') {
 			continue
 		}
-		if i >= 1 && footer.MatchString(norm(ls[i-1])) {
+		if i >= 1 && footer.MatchString(screendialog.Norm(ls[i-1])) {
 			return i - 1
 		}
 		return -1
@@ -58,21 +84,21 @@ func kimiBottom(ls []string, footer *regexp.Regexp) int {
 	return -1
 }
 
-func kimiApproval(ls []string) (Dialog, bool) {
+func kimiApproval(ls []string) (screendialog.Dialog, bool) {
 	foot := kimiBottom(ls, kimiApprovalFooter)
 	if foot < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	ask := lastIndex(ls, foot, trimmedIs(kimiRunAsk))
+	ask := screendialog.LastIndex(ls, foot, screendialog.TrimmedIs(kimiRunAsk))
 	if ask < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	if rule := prevNonBlank(ls, ask); rule < 0 || !isRule(ls[rule], '─') {
-		return Dialog{}, false
+	if rule := screendialog.PrevNonBlank(ls, ask); rule < 0 || !screendialog.IsRule(ls[rule], '─') {
+		return screendialog.Dialog{}, false
 	}
 	first, dollar := -1, -1
 	for i := ask + 1; i < foot; i++ {
-		if _, ok := parseNumbered(ls[i]); ok {
+		if _, ok := screendialog.ParseNumbered(ls[i]); ok {
 			first = i
 			break
 		}
@@ -81,16 +107,16 @@ func kimiApproval(ls []string) (Dialog, bool) {
 		}
 	}
 	if first < 0 || dollar < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	options, ok := parseOptions(ls[first:foot], true, nil)
+	options, ok := screendialog.ParseOptions(ls[first:foot], true, nil)
 	// The footer's "1/2/3/4" counts the options.
-	if !ok || !strings.Contains(norm(ls[foot]), " "+countTo(len(options), "/")+" choose ") {
-		return Dialog{}, false
+	if !ok || !strings.Contains(screendialog.Norm(ls[foot]), " "+countTo(len(options), "/")+" choose ") {
+		return screendialog.Dialog{}, false
 	}
-	d := Dialog{Kind: Approval, Command: norm(strings.TrimPrefix(strings.TrimSpace(ls[dollar]), "$")), Options: normAll(options)}
-	if indexOf(d.Options, isKimi("Approve once")) != 0 || indexOf(d.Options, isKimi("Reject")) < 0 {
-		return Dialog{}, false
+	d := screendialog.Dialog{Kind: screendialog.Approval, Command: screendialog.Norm(strings.TrimPrefix(strings.TrimSpace(ls[dollar]), "$")), Options: screendialog.NormAll(options)}
+	if screendialog.IndexOf(d.Options, isKimi("Approve once")) != 0 || screendialog.IndexOf(d.Options, isKimi("Reject")) < 0 {
+		return screendialog.Dialog{}, false
 	}
 	return d, true
 }
@@ -109,26 +135,26 @@ func countTo(n int, sep string) string {
 
 func isKimi(label string) func(string) bool { return func(o string) bool { return o == label } }
 
-func kimiApprovalKeys(d Dialog, verb string) ([]string, bool) {
+func kimiApprovalKeys(d screendialog.Dialog, verb string) ([]string, bool) {
 	var label string
 	switch verb {
-	case VerbAllow:
+	case screendialog.VerbAllow:
 		label = "Approve once"
-	case VerbAlways:
+	case screendialog.VerbAlways:
 		label = "Approve for this session"
-	case VerbDeny:
+	case screendialog.VerbDeny:
 		label = "Reject"
 	default:
 		return nil, false
 	}
-	k, ok := digit(indexOf(d.Options, isKimi(label)))
+	k, ok := screendialog.Digit(screendialog.IndexOf(d.Options, isKimi(label)))
 	if !ok {
 		return nil, false
 	}
 	return []string{k}, true
 }
 
-// Kimi's question (kimi-question.txt):
+// The question picker, as recorded:
 //
 //	──────────────────────────────
 //	 question
@@ -143,28 +169,28 @@ func kimiApprovalKeys(d Dialog, verb string) ([]string, bool) {
 //	──────────────────────────────
 //
 // A digit chooses; a review page follows ("Ready to submit your answers?
-// → [1] Submit [2] Cancel", kimi-question-review.txt), answered with 1
-// (agentenv's Answer is 1, 1). Only a single question (one tab besides
-// Submit) is recognised: with several, the second digit would answer the
-// next question.
-func kimiQuestion(ls []string) (Dialog, bool) {
+// → [1] Submit [2] Cancel"), answered with 1
+// (as internal/agentenv answers: 1, 1). Only a single question (one tab
+// besides Submit) is recognised: with several, the second digit would
+// answer the next question.
+func kimiQuestion(ls []string) (screendialog.Dialog, bool) {
 	foot := kimiBottom(ls, kimiQuestionFooter)
 	if foot < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	ask := lastIndex(ls, foot, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "? ") })
+	ask := screendialog.LastIndex(ls, foot, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "? ") })
 	if ask < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	tab := prevNonBlank(ls, ask)
-	title := prevNonBlank(ls, tab)
-	rule := prevNonBlank(ls, title)
-	if rule < 0 || strings.TrimSpace(ls[title]) != "question" || !isRule(ls[rule], '─') {
-		return Dialog{}, false
+	tab := screendialog.PrevNonBlank(ls, ask)
+	title := screendialog.PrevNonBlank(ls, tab)
+	rule := screendialog.PrevNonBlank(ls, title)
+	if rule < 0 || strings.TrimSpace(ls[title]) != "question" || !screendialog.IsRule(ls[rule], '─') {
+		return screendialog.Dialog{}, false
 	}
 	tabs := kimiTabGap.Split(strings.TrimSpace(ls[tab]), -1)
 	if len(tabs) != 2 || tabs[1] != "Submit" || strings.HasPrefix(tabs[0], "(") {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	var question []string
 	question = append(question, strings.TrimPrefix(strings.TrimSpace(ls[ask]), "?"))
@@ -173,7 +199,7 @@ func kimiQuestion(ls []string) (Dialog, bool) {
 	for _, l := range ls[ask+1 : foot] {
 		if m := kimiChoice.FindStringSubmatch(l); m != nil {
 			if m[2] != string(rune('1'+len(options))) {
-				return Dialog{}, false
+				return screendialog.Dialog{}, false
 			}
 			options = append(options, m[3])
 			col = len([]rune(l)) - len([]rune(m[3]))
@@ -183,15 +209,15 @@ func kimiQuestion(ls []string) (Dialog, bool) {
 		case strings.TrimSpace(l) == "":
 		case len(options) == 0:
 			question = append(question, l) // the question, wrapped
-		case indent(l) >= col:
+		case screendialog.Indent(l) >= col:
 			// an option's description
 		default:
-			return Dialog{}, false
+			return screendialog.Dialog{}, false
 		}
 	}
 	// The footer's "1-N" counts the options.
-	if len(options) == 0 || !strings.Contains(norm(ls[foot]), fmt.Sprintf(" 1-%d ", len(options))) {
-		return Dialog{}, false
+	if len(options) == 0 || !strings.Contains(screendialog.Norm(ls[foot]), fmt.Sprintf(" 1-%d ", len(options))) {
+		return screendialog.Dialog{}, false
 	}
-	return Dialog{Kind: Question, Question: joinTrimmed(question), Options: normAll(options)}, true
+	return screendialog.Dialog{Kind: screendialog.Question, Question: screendialog.JoinTrimmed(question), Options: screendialog.NormAll(options)}, true
 }

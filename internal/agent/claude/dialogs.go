@@ -1,8 +1,36 @@
-package screendialog
+package claude
 
-import "strings"
+import (
+	"strings"
 
-// Claude Code 2.1.328 (testdata/claude-2.1.328/claude-approval-1.txt):
+	"paddock/internal/screendialog"
+)
+
+// dialogs are the dialogs recorded from Claude Code 2.1.328 (the screens
+// are in internal/screendialog/testdata/claude-2.1.328): its Bash command
+// approval and its single-question picker.
+func dialogs() screendialog.Reader {
+	return screendialog.Reader{
+		Parsers:  []screendialog.Parser{claudeApproval, claudeQuestion},
+		Keys:     dialogKeys,
+		FreeText: []string{"Type something.", "Chat about this"},
+	}
+}
+
+// dialogKeys: an approval's line is picked by its digit; a question is
+// answered by its option's digit, or declined with Escape ("Esc to
+// cancel").
+func dialogKeys(d screendialog.Dialog, verb string, choice int) ([]string, bool) {
+	switch d.Kind {
+	case screendialog.Approval:
+		return claudeApprovalKeys(d, verb)
+	case screendialog.Question:
+		return screendialog.QuestionKeys(d, verb, choice)
+	}
+	return nil, false
+}
+
+// The Bash command approval (claude-approval-1.txt):
 //
 //	──────────────────────────────
 //	 Bash command
@@ -29,44 +57,44 @@ const (
 	claudeQuestionFt = "Enter to select · ↑/↓ to navigate · Esc to cancel"
 )
 
-func claudeApproval(ls []string) (Dialog, bool) {
+func claudeApproval(ls []string) (screendialog.Dialog, bool) {
 	end := len(ls) - 1
 	// The footer is the last line: "Esc to cancel", with " · Tab to
 	// amend" while the first line is selected.
 	if end < 0 || !strings.HasPrefix(strings.TrimSpace(ls[end]), "Esc to cancel") {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	ask := lastIndex(ls, end, trimmedIs(claudeProceed))
+	ask := screendialog.LastIndex(ls, end, screendialog.TrimmedIs(claudeProceed))
 	if ask < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	options, ok := parseOptions(ls[ask+1:end], true, nil)
+	options, ok := screendialog.ParseOptions(ls[ask+1:end], true, nil)
 	if !ok {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	// The command sits between two dashed rules right above the question.
-	if ask < 1 || !isRule(ls[ask-1], '╌') {
-		return Dialog{}, false
+	if ask < 1 || !screendialog.IsRule(ls[ask-1], '╌') {
+		return screendialog.Dialog{}, false
 	}
-	open := lastIndex(ls, ask-1, func(l string) bool { return isRule(l, '╌') })
+	open := screendialog.LastIndex(ls, ask-1, func(l string) bool { return screendialog.IsRule(l, '╌') })
 	if open < 0 || open+1 >= ask-1 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	cmd := joinTrimmed(ls[open+1 : ask-1])
+	cmd := screendialog.JoinTrimmed(ls[open+1 : ask-1])
 	// Above: the title, an optional tip and the agent's description, under
 	// the dialog's top rule.
-	top := lastIndex(ls, open, func(l string) bool { return isRule(l, '─') })
+	top := screendialog.LastIndex(ls, open, func(l string) bool { return screendialog.IsRule(l, '─') })
 	if top < 0 || top+1 >= open || strings.TrimSpace(ls[top+1]) != claudeBashTitle {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	for _, l := range ls[top+1 : open] {
-		if isRule(l, '╌') {
-			return Dialog{}, false
+		if screendialog.IsRule(l, '╌') {
+			return screendialog.Dialog{}, false
 		}
 	}
-	d := Dialog{Kind: Approval, Tool: "Bash", Command: cmd, Options: normAll(options)}
-	if indexOf(d.Options, isClaudeYes) != 0 || indexOf(d.Options, isClaudeNo) < 0 {
-		return Dialog{}, false
+	d := screendialog.Dialog{Kind: screendialog.Approval, Tool: "Bash", Command: cmd, Options: screendialog.NormAll(options)}
+	if screendialog.IndexOf(d.Options, isClaudeYes) != 0 || screendialog.IndexOf(d.Options, isClaudeNo) < 0 {
+		return screendialog.Dialog{}, false
 	}
 	return d, true
 }
@@ -79,26 +107,26 @@ func isClaudeAlways(o string) bool {
 	return strings.HasPrefix(o, "Yes, and always allow") || strings.HasPrefix(o, "Yes, and don't ask again")
 }
 
-func claudeApprovalKeys(d Dialog, verb string) ([]string, bool) {
+func claudeApprovalKeys(d screendialog.Dialog, verb string) ([]string, bool) {
 	var match func(string) bool
 	switch verb {
-	case VerbAllow:
+	case screendialog.VerbAllow:
 		match = isClaudeYes
-	case VerbAlways:
+	case screendialog.VerbAlways:
 		match = isClaudeAlways
-	case VerbDeny:
+	case screendialog.VerbDeny:
 		match = isClaudeNo
 	default:
 		return nil, false
 	}
-	k, ok := digit(indexOf(d.Options, match))
+	k, ok := screendialog.Digit(screendialog.IndexOf(d.Options, match))
 	if !ok {
 		return nil, false
 	}
 	return []string{k}, true
 }
 
-// Claude's question picker (AskUserQuestion), testdata/claude-2.1.328/claude-question.txt:
+// The question picker (AskUserQuestion), claude-question.txt:
 //
 //	──────────────────────────────
 //	 ☐ Color
@@ -119,51 +147,42 @@ func claudeApprovalKeys(d Dialog, verb string) ([]string, bool) {
 // question is recognised: with several, a digit moves on to the next tab
 // and a Submit page follows (not recorded). Multi-select pickers (a
 // checkbox per option) are not recognised either.
-func claudeQuestion(ls []string) (Dialog, bool) {
+func claudeQuestion(ls []string) (screendialog.Dialog, bool) {
 	end := len(ls) - 1
-	if end < 0 || norm(ls[end]) != claudeQuestionFt {
-		return Dialog{}, false
+	if end < 0 || screendialog.Norm(ls[end]) != claudeQuestionFt {
+		return screendialog.Dialog{}, false
 	}
-	tab := lastIndex(ls, end, func(l string) bool {
+	tab := screendialog.LastIndex(ls, end, func(l string) bool {
 		t := strings.TrimSpace(l)
 		return strings.HasPrefix(t, "☐ ") || strings.HasPrefix(t, "✔ ") || strings.HasPrefix(t, "☒ ")
 	})
-	if tab < 1 || !isRule(ls[tab-1], '─') {
-		return Dialog{}, false
+	if tab < 1 || !screendialog.IsRule(ls[tab-1], '─') {
+		return screendialog.Dialog{}, false
 	}
 	// One tab only: no second box, no Submit tab.
 	header := strings.TrimSpace(ls[tab])
 	if strings.ContainsAny(header[len("☐ "):], "☐✔☒") || strings.Contains(header, "Submit") {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	first := -1
 	for i := tab + 1; i < end; i++ {
-		if _, ok := parseNumbered(ls[i]); ok {
+		if _, ok := screendialog.ParseNumbered(ls[i]); ok {
 			first = i
 			break
 		}
 	}
 	if first < 0 {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
-	question := joinTrimmed(ls[tab+1 : first])
-	options, ok := parseOptions(ls[first:end], false, func(l string) bool { return isRule(l, '─') })
+	question := screendialog.JoinTrimmed(ls[tab+1 : first])
+	options, ok := screendialog.ParseOptions(ls[first:end], false, func(l string) bool { return screendialog.IsRule(l, '─') })
 	if !ok {
-		return Dialog{}, false
+		return screendialog.Dialog{}, false
 	}
 	for _, o := range options {
 		if strings.HasPrefix(o, "[") { // a multi-select checkbox
-			return Dialog{}, false
+			return screendialog.Dialog{}, false
 		}
 	}
-	return Dialog{Kind: Question, Question: question, Options: normAll(options)}, true
-}
-
-// normAll normalises every string of ss.
-func normAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = norm(s)
-	}
-	return out
+	return screendialog.Dialog{Kind: screendialog.Question, Question: question, Options: screendialog.NormAll(options)}, true
 }

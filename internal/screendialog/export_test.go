@@ -1,0 +1,4 @@
+package screendialog
+
+// AllowedKey is allowedKey, for the external tests.
+var AllowedKey = allowedKey
