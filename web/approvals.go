@@ -12,18 +12,18 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/agent"
-	"paddock/internal/pending"
+	"paddock/internal/decisions"
 	"paddock/internal/session"
 	"paddock/views"
 )
 
 // Approvals is what the web layer needs of the pending items
-// (internal/pending's Broker).
+// (internal/decisions' Broker).
 type Approvals interface {
-	List(f pending.Filter) []pending.Item
-	Get(id string) (pending.Item, bool)
-	Decide(ctx context.Context, id string, d pending.Decision) (pending.Item, error)
-	Subscribe() (<-chan pending.Item, func())
+	List(f decisions.Filter) []decisions.Item
+	Get(id string) (decisions.Item, bool)
+	Decide(ctx context.Context, id string, d decisions.Decision) (decisions.Item, error)
+	Subscribe() (<-chan decisions.Item, func())
 }
 
 var errNoApprovals = newError(http.StatusNotImplemented, "approvals_unavailable", "This paddock does not take decisions from the phone.")
@@ -42,29 +42,29 @@ func by(c *echo.Context) string {
 
 // itemJSON is the API's view of a pending item.
 type itemJSON struct {
-	ID          string             `json:"id"`
-	Kind        pending.Kind       `json:"kind"`
-	Key         string             `json:"session"`
-	URL         string             `json:"url"`
-	Tool        string             `json:"tool"`
-	Input       json.RawMessage    `json:"input"`
-	Suggestions json.RawMessage    `json:"permission_suggestions,omitempty"`
-	Scope       string             `json:"always_scope,omitempty"`
-	Questions   []pending.Question `json:"questions,omitempty"`
-	FreeText    bool               `json:"free_text,omitempty"`
-	Reason      string             `json:"reason,omitempty"`
-	Cwd         string             `json:"cwd,omitempty"`
-	Can         []string           `json:"can"`
-	Created     time.Time          `json:"created"`
-	Expires     time.Time          `json:"expires"`
-	Resolution  pending.Resolution `json:"resolution"`
-	ResolvedBy  string             `json:"resolved_by,omitempty"`
-	ResolvedAt  *time.Time         `json:"resolved_at,omitempty"`
-	Message     string             `json:"message,omitempty"`
-	Answers     map[string]string  `json:"answers,omitempty"`
+	ID          string               `json:"id"`
+	Kind        decisions.Kind       `json:"kind"`
+	Key         string               `json:"session"`
+	URL         string               `json:"url"`
+	Tool        string               `json:"tool"`
+	Input       json.RawMessage      `json:"input"`
+	Suggestions json.RawMessage      `json:"permission_suggestions,omitempty"`
+	Scope       string               `json:"always_scope,omitempty"`
+	Questions   []decisions.Question `json:"questions,omitempty"`
+	FreeText    bool                 `json:"free_text,omitempty"`
+	Reason      string               `json:"reason,omitempty"`
+	Cwd         string               `json:"cwd,omitempty"`
+	Can         []string             `json:"can"`
+	Created     time.Time            `json:"created"`
+	Expires     time.Time            `json:"expires"`
+	Resolution  decisions.Resolution `json:"resolution"`
+	ResolvedBy  string               `json:"resolved_by,omitempty"`
+	ResolvedAt  *time.Time           `json:"resolved_at,omitempty"`
+	Message     string               `json:"message,omitempty"`
+	Answers     map[string]string    `json:"answers,omitempty"`
 }
 
-func (s *Server) toItemJSON(it pending.Item) itemJSON {
+func (s *Server) toItemJSON(it decisions.Item) itemJSON {
 	j := itemJSON{ID: it.ID, Kind: it.Kind, Key: it.Key.String(), URL: sessionURL(it.Key), Tool: it.Tool, Input: it.Input,
 		Suggestions: it.Suggestions, Scope: s.opts.Agents.Scope(it.Key.Runtime, it.Suggestions), Questions: it.Questions, FreeText: it.FreeText,
 		Reason: it.Reason, Cwd: it.Cwd, Can: it.Can, Created: it.Created, Expires: it.Expires, Resolution: it.Resolution,
@@ -77,29 +77,29 @@ func (s *Server) toItemJSON(it pending.Item) itemJSON {
 
 // listItems answers GET /api/v1/approvals and /questions: pending ones by
 // default, ?all=1 for the recent resolved ones too.
-func (s *Server) listItems(c *echo.Context, kinds ...pending.Kind) error {
+func (s *Server) listItems(c *echo.Context, kinds ...decisions.Kind) error {
 	if s.opts.Approvals == nil {
 		return errNoApprovals
 	}
 	all := c.QueryParam("all") == "1" || c.QueryParam("all") == "true"
 	out := []itemJSON{}
 	for _, k := range kinds {
-		for _, it := range s.opts.Approvals.List(pending.Filter{Kind: k, PendingOnly: !all}) {
+		for _, it := range s.opts.Approvals.List(decisions.Filter{Kind: k, PendingOnly: !all}) {
 			out = append(out, s.toItemJSON(it))
 		}
 	}
 	key := "approvals"
-	if len(kinds) == 1 && kinds[0] == pending.KindQuestion {
+	if len(kinds) == 1 && kinds[0] == decisions.KindQuestion {
 		key = "questions"
 	}
 	return c.JSON(http.StatusOK, map[string]any{key: out})
 }
 
 func (s *Server) apiApprovals(c *echo.Context) error {
-	return s.listItems(c, pending.KindApproval, pending.KindPlan)
+	return s.listItems(c, decisions.KindApproval, decisions.KindPlan)
 }
 
-func (s *Server) apiQuestions(c *echo.Context) error { return s.listItems(c, pending.KindQuestion) }
+func (s *Server) apiQuestions(c *echo.Context) error { return s.listItems(c, decisions.KindQuestion) }
 
 // apiDecide is POST /api/v1/approvals/{id} {"decision","message"} and
 // POST /api/v1/questions/{id} {"answers"} (or {"decision":"deny"}).
@@ -115,9 +115,9 @@ func (s *Server) apiDecide(c *echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	d := pending.Decision{Verb: req.Decision, Message: req.Message, Answers: req.Answers, By: by(c)}
+	d := decisions.Decision{Verb: req.Decision, Message: req.Message, Answers: req.Answers, By: by(c)}
 	if d.Verb == "" && len(d.Answers) > 0 {
-		d.Verb = pending.VerbAnswer
+		d.Verb = decisions.VerbAnswer
 	}
 	it, err := s.decide(c.Request().Context(), c.Param("id"), d)
 	if err != nil {
@@ -127,10 +127,10 @@ func (s *Server) apiDecide(c *echo.Context) error {
 }
 
 // decide records a decision; the errors map to 404, 400 and 409.
-func (s *Server) decide(ctx context.Context, id string, d pending.Decision) (pending.Item, error) {
+func (s *Server) decide(ctx context.Context, id string, d decisions.Decision) (decisions.Item, error) {
 	it, err := s.opts.Approvals.Decide(ctx, id, d)
 	if err != nil {
-		if re, ok := errors.AsType[*pending.ResolvedError](err); ok {
+		if re, ok := errors.AsType[*decisions.ResolvedError](err); ok {
 			return re.Item, newError(http.StatusConflict, "already_resolved", re.Error())
 		}
 		return it, err
@@ -154,8 +154,8 @@ func (s *Server) decideFromPage(c *echo.Context) error {
 	if !ok {
 		return newError(http.StatusNotFound, "not_found", "No such approval or question.")
 	}
-	d := pending.Decision{Verb: r.PostForm.Get("verb"), Message: strings.TrimSpace(r.PostForm.Get("message")), By: by(c)}
-	if d.Verb == pending.VerbAnswer {
+	d := decisions.Decision{Verb: r.PostForm.Get("verb"), Message: strings.TrimSpace(r.PostForm.Get("message")), By: by(c)}
+	if d.Verb == decisions.VerbAnswer {
 		d.Answers = formAnswers(it, r.PostForm)
 	}
 	got, err := s.decide(r.Context(), id, d)
@@ -175,7 +175,7 @@ func (s *Server) decideFromPage(c *echo.Context) error {
 
 // formAnswers reads a question card's form: q<i> holds the chosen
 // label(s), q<i>-text free text (which wins when given).
-func formAnswers(it pending.Item, f map[string][]string) map[string]string {
+func formAnswers(it decisions.Item, f map[string][]string) map[string]string {
 	out := map[string]string{}
 	for i, q := range it.Questions {
 		n := strconv.Itoa(i)
@@ -198,7 +198,7 @@ func first(v []string) string {
 }
 
 // approvalView is a card of an item.
-func (s *Server) approvalView(it pending.Item) views.Approval {
+func (s *Server) approvalView(it decisions.Item) views.Approval {
 	v := views.Approval{ID: it.ID, DOMID: "item-" + it.ID, Kind: string(it.Kind), Agent: s.opts.Agents.Label(it.Key.Runtime),
 		URL: sessionURL(it.Key), Project: session.ShortProject(it.Cwd, ""), Tool: it.Tool, Reason: it.Reason,
 		DecideURL: "/approvals/" + it.ID, FreeText: it.FreeText, ExpiresISO: isoTime(it.Expires),
@@ -206,11 +206,11 @@ func (s *Server) approvalView(it pending.Item) views.Approval {
 	v.Command, v.Input = inputText(it.Input)
 	for _, verb := range it.Can {
 		switch verb {
-		case pending.VerbAllow:
+		case decisions.VerbAllow:
 			v.CanAllow = true
-		case pending.VerbDeny:
+		case decisions.VerbDeny:
 			v.CanDeny = true
-		case pending.VerbAlways:
+		case decisions.VerbAlways:
 			v.CanAlways = true
 			v.AlwaysScope = s.opts.Agents.Scope(it.Key.Runtime, it.Suggestions)
 		}
@@ -222,7 +222,7 @@ func (s *Server) approvalView(it pending.Item) views.Approval {
 		}
 		v.Questions = append(v.Questions, vq)
 	}
-	if it.Kind == pending.KindPlan {
+	if it.Kind == decisions.KindPlan {
 		var in struct {
 			Plan string `json:"plan"`
 		}
@@ -240,9 +240,9 @@ func (s *Server) approvalView(it pending.Item) views.Approval {
 	}
 	v.Resolved = resolvedText(it, ui)
 	switch it.Resolution {
-	case pending.Allowed, pending.Always, pending.Answered:
+	case decisions.Allowed, decisions.Always, decisions.Answered:
 		v.ResolvedClass = "ok"
-	case pending.Denied:
+	case decisions.Denied:
 		v.ResolvedClass = "error"
 	default:
 		v.ResolvedClass = "muted"
@@ -271,18 +271,18 @@ func inputText(raw json.RawMessage) (command, full string) {
 }
 
 // resolvedText says what became of an item; "" while it waits.
-func resolvedText(it pending.Item, ui agent.UI) string {
+func resolvedText(it decisions.Item, ui agent.UI) string {
 	switch it.Resolution {
-	case pending.Allowed:
+	case decisions.Allowed:
 		if ui.Allowed != "" {
 			return ui.Allowed
 		}
 		return "Approved ✓"
-	case pending.Always:
+	case decisions.Always:
 		return "Always allowed ✓"
-	case pending.Denied:
+	case decisions.Denied:
 		return "Denied"
-	case pending.Answered:
+	case decisions.Answered:
 		var parts []string
 		for _, q := range it.Questions {
 			if a, ok := it.Answers[q.Question]; ok {
@@ -290,11 +290,11 @@ func resolvedText(it pending.Item, ui agent.UI) string {
 			}
 		}
 		return "Answered: " + strings.Join(parts, " · ")
-	case pending.Desk:
+	case decisions.Desk:
 		return "Answered at the desk"
-	case pending.Expired:
+	case decisions.Expired:
 		return "Expired: the agent's own prompt took over"
-	case pending.Withdrawn:
+	case decisions.Withdrawn:
 		return "Withdrawn: the agent stopped waiting"
 	}
 	return ""
@@ -317,7 +317,7 @@ func (s *Server) pendingViews(key session.Key) []views.Approval {
 	if s.opts.Approvals == nil {
 		return nil
 	}
-	items := s.opts.Approvals.List(pending.Filter{Key: key, ResolvedSince: s.opts.Now().Add(-showResolved)})
+	items := s.opts.Approvals.List(decisions.Filter{Key: key, ResolvedSince: s.opts.Now().Add(-showResolved)})
 	// Newest first: skip all but the newest maxResolvedShown answered ones.
 	skip := -maxResolvedShown
 	for _, it := range items {

@@ -12,14 +12,14 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
+	"paddock/internal/decisions"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
-	"paddock/internal/pending"
 	"paddock/internal/session"
 )
 
 // openItem puts an approval in the rig's broker, as a held hook would.
-func (r *rig) openItem(it pending.Item) (pending.Item, <-chan pending.Outcome) {
+func (r *rig) openItem(it decisions.Item) (decisions.Item, <-chan decisions.Outcome) {
 	r.t.Helper()
 	if it.Key.ID == "" {
 		it.Key = session.Key{Runtime: "claude", ID: sessionA}
@@ -38,12 +38,12 @@ func TestApprovalsAPI(t *testing.T) {
 	r := newRig(t)
 	tok := r.pair()
 	h := r.srv.Handler()
-	bash, out := r.openItem(pending.Item{Kind: pending.KindApproval, Tool: "Bash", Input: json.RawMessage(`{"command":"rm -rf build"}`),
+	bash, out := r.openItem(decisions.Item{Kind: decisions.KindApproval, Tool: "Bash", Input: json.RawMessage(`{"command":"rm -rf build"}`),
 		Suggestions: json.RawMessage(`[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"rm -rf build"}],"behavior":"allow","destination":"localSettings"}]`),
-		Can:         []string{pending.VerbAllow, pending.VerbDeny, pending.VerbAlways}})
-	q, _ := r.openItem(pending.Item{Kind: pending.KindQuestion, Tool: "AskUserQuestion", Input: json.RawMessage(`{}`),
-		Questions: []pending.Question{{Question: "Which color?", Options: []pending.Option{{Label: "Red"}, {Label: "Blue"}}}},
-		Can:       []string{pending.VerbAnswer, pending.VerbDeny}})
+		Can:         []string{decisions.VerbAllow, decisions.VerbDeny, decisions.VerbAlways}})
+	q, _ := r.openItem(decisions.Item{Kind: decisions.KindQuestion, Tool: "AskUserQuestion", Input: json.RawMessage(`{}`),
+		Questions: []decisions.Question{{Question: "Which color?", Options: []decisions.Option{{Label: "Red"}, {Label: "Blue"}}}},
+		Can:       []string{decisions.VerbAnswer, decisions.VerbDeny}})
 
 	w := r.do(h, http.MethodGet, "/api/v1/approvals", withCookie(tok))
 	var list struct{ Approvals []itemJSON }
@@ -95,7 +95,7 @@ func TestApprovalsAPI(t *testing.T) {
 	if ok != 1 || conflict != len(codes)-1 {
 		t.Fatalf("codes %v: want one 200 and the rest 409", codes)
 	}
-	if o := <-out; o.Item.Resolution != pending.Always || !strings.HasPrefix(o.Item.ResolvedBy, "device:") {
+	if o := <-out; o.Item.Resolution != decisions.Always || !strings.HasPrefix(o.Item.ResolvedBy, "device:") {
 		t.Fatalf("outcome %+v", o.Item)
 	}
 	// The question: answered by text.
@@ -120,8 +120,8 @@ func TestApprovalCardFromThePage(t *testing.T) {
 	r := newRig(t)
 	tok := r.pair()
 	h := r.srv.Handler()
-	it, _ := r.openItem(pending.Item{Kind: pending.KindApproval, Tool: "Bash", Input: json.RawMessage(`{"command":"make deploy"}`),
-		Can: []string{pending.VerbAllow, pending.VerbDeny}})
+	it, _ := r.openItem(decisions.Item{Kind: decisions.KindApproval, Tool: "Bash", Input: json.RawMessage(`{"command":"make deploy"}`),
+		Can: []string{decisions.VerbAllow, decisions.VerbDeny}})
 
 	w := r.do(h, http.MethodGet, "/", withCookie(tok))
 	if !strings.Contains(w.Body.String(), `data-item="`+it.ID+`"`) || !strings.Contains(w.Body.String(), "make deploy") {
@@ -161,12 +161,12 @@ func TestPendingViewsKeepsWaitingAndFewAnswered(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	b := pending.New(pending.Options{Now: clock})
+	b := decisions.New(decisions.Options{Now: clock})
 	s := &Server{opts: Options{Agents: registry.Default(), Approvals: b, Now: clock}}
 	key := session.Key{Runtime: "claude", ID: sessionA}
-	open := func() pending.Item {
-		it, _, err := b.Open(t.Context(), pending.Item{Kind: pending.KindApproval, Key: key, Tool: "Bash",
-			Input: json.RawMessage(`{"command":"ls"}`), Can: []string{pending.VerbAllow, pending.VerbDeny}, Expires: now.Add(time.Hour)})
+	open := func() decisions.Item {
+		it, _, err := b.Open(t.Context(), decisions.Item{Kind: decisions.KindApproval, Key: key, Tool: "Bash",
+			Input: json.RawMessage(`{"command":"ls"}`), Can: []string{decisions.VerbAllow, decisions.VerbDeny}, Expires: now.Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestPendingViewsKeepsWaitingAndFewAnswered(t *testing.T) {
 	var answered []string
 	for range maxResolvedShown + 2 {
 		it := open()
-		if _, err := b.Decide(t.Context(), it.ID, pending.Decision{Verb: pending.VerbDeny, By: "device:d1"}); err != nil {
+		if _, err := b.Decide(t.Context(), it.ID, decisions.Decision{Verb: decisions.VerbDeny, By: "device:d1"}); err != nil {
 			t.Fatal(err)
 		}
 		answered = append(answered, it.ID)
@@ -217,7 +217,7 @@ func TestSessionPageShowsAPromptOnce(t *testing.T) {
 	r.live.HookEvent(t.Context(), hookstate.Event{Runtime: "claude", SessionID: sessionA, Name: "PermissionRequest", Kind: hookstate.KindPermission,
 		ToolName: "Bash", ToolUseID: "t1", ToolSummary: "rm -rf build", Cwd: projectPath, Relay: relay()})
 	waitCard(t, r.live, a, func(c live.Card) bool { return c.Dialog != nil })
-	var it pending.Item
+	var it decisions.Item
 	tests := []struct {
 		name          string
 		do            func()
@@ -225,11 +225,11 @@ func TestSessionPageShowsAPromptOnce(t *testing.T) {
 	}{
 		{"dialog only", func() {}, 0, 1},
 		{"a card waits", func() {
-			it, _ = r.openItem(pending.Item{Kind: pending.KindApproval, Tool: "Bash", ToolUseID: "t1",
-				Input: json.RawMessage(`{"command":"rm -rf build"}`), Can: []string{pending.VerbAllow, pending.VerbDeny}})
+			it, _ = r.openItem(decisions.Item{Kind: decisions.KindApproval, Tool: "Bash", ToolUseID: "t1",
+				Input: json.RawMessage(`{"command":"rm -rf build"}`), Can: []string{decisions.VerbAllow, decisions.VerbDeny}})
 		}, 1, 0},
 		{"the card answered", func() {
-			if _, err := r.items.Decide(t.Context(), it.ID, pending.Decision{Verb: pending.VerbDeny, By: "device:d1"}); err != nil {
+			if _, err := r.items.Decide(t.Context(), it.ID, decisions.Decision{Verb: decisions.VerbDeny, By: "device:d1"}); err != nil {
 				t.Fatal(err)
 			}
 		}, 1, 1},

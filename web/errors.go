@@ -9,8 +9,8 @@ import (
 
 	"paddock/internal/auth"
 	"paddock/internal/catalog"
+	"paddock/internal/decisions"
 	"paddock/internal/hosted"
-	"paddock/internal/pending"
 	"paddock/internal/session"
 	"paddock/views"
 )
@@ -74,9 +74,9 @@ func classify(err error) *apiError {
 		return newError(http.StatusUnprocessableEntity, "not_installed", userMessage(err, hosted.ErrNotInstalled)+". Install it, or start paddock with it on PATH.")
 	case errors.Is(err, hosted.ErrNotHosted):
 		return newError(http.StatusConflict, "not_hosted", "This session does not run in a terminal paddock started, so paddock cannot type into it.")
-	case errors.Is(err, pending.ErrInvalid):
-		return newError(http.StatusBadRequest, "invalid", userMessage(err, pending.ErrInvalid))
-	case errors.Is(err, pending.ErrNotFound):
+	case errors.Is(err, decisions.ErrInvalid):
+		return newError(http.StatusBadRequest, "invalid", userMessage(err, decisions.ErrInvalid))
+	case errors.Is(err, decisions.ErrNotFound):
 		return newError(http.StatusNotFound, "not_found", "No such approval or question (it may be older than a day).")
 	case errors.Is(err, catalog.ErrUnsupported):
 		return newError(http.StatusNotImplemented, "unsupported", "paddock cannot do that with this agent's history.")

@@ -22,8 +22,8 @@ import (
 	"paddock/internal/auth"
 	"paddock/internal/board"
 	"paddock/internal/catalog"
+	"paddock/internal/decisions"
 	"paddock/internal/live"
-	"paddock/internal/pending"
 	"paddock/internal/store"
 )
 
@@ -36,7 +36,7 @@ type rig struct {
 	auth      *auth.Service
 	cat       *catalog.Catalog
 	live      *live.Service
-	items     *pending.Broker
+	items     *decisions.Broker
 	board     *board.Board
 	certs     *certs.Manager
 	claudeDir string
@@ -77,7 +77,7 @@ func newRig(t *testing.T) *rig {
 	}
 	r.live = live.New(live.Options{})
 	go r.live.Run(ctx)
-	r.items = pending.New(pending.Options{Persist: st})
+	r.items = decisions.New(decisions.Options{Persist: st})
 	go r.items.Run(ctx)
 	r.board = board.New(board.Options{History: r.cat, Live: r.live, Items: r.items})
 	go r.board.Run(ctx)

@@ -18,16 +18,16 @@ import (
 	"paddock/certs"
 	"paddock/internal/agent"
 	"paddock/internal/agent/registry"
-	"paddock/internal/approvals"
 	"paddock/internal/auth"
 	"paddock/internal/board"
 	"paddock/internal/catalog"
 	"paddock/internal/config"
+	"paddock/internal/decisions"
+	"paddock/internal/decisions/hold"
 	"paddock/internal/hookstate"
 	"paddock/internal/hosted"
 	"paddock/internal/live"
 	"paddock/internal/markdown"
-	"paddock/internal/pending"
 	"paddock/internal/procscan"
 	"paddock/internal/session"
 	"paddock/internal/store"
@@ -141,11 +141,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	})
 	// Prompts and questions answered from the phone: held in the hook
 	// listener, decided exactly once in the broker.
-	items := pending.New(pending.Options{Persist: a.store, Logger: log.With("component", "pending")})
+	items := decisions.New(decisions.Options{Persist: a.store, Logger: log.With("component", "pending")})
 	if err := items.Restore(ctx); err != nil {
 		log.Warn("prompts left by the last run not marked expired", "error", err)
 	}
-	decider := approvals.New(approvals.Options{Broker: items, Logger: log.With("component", "approvals"),
+	decider := hold.New(hold.Options{Broker: items, Logger: log.With("component", "approvals"),
 		Policies: agents.Policies(), Holds: agents.Holds(cfg.Holds), Watching: recentlyActive(a.store)})
 	hooks, err := openHookListener(cfg, agents.Decoders(), states, decider, log.With("component", "hooks"))
 	if err != nil {

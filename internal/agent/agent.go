@@ -24,8 +24,8 @@ import (
 	"slices"
 	"time"
 
-	"paddock/internal/approvals"
 	"paddock/internal/catalog"
+	"paddock/internal/decisions/hold"
 	"paddock/internal/hookinstall"
 	"paddock/internal/hookstate"
 	"paddock/internal/launch"
@@ -64,7 +64,7 @@ type Agent struct {
 	// Decisions are how it takes decisions from the phone: the hook events
 	// that may carry one, how long they are held, what may be answered
 	// and how. Zero: it takes none.
-	Decisions approvals.Policy
+	Decisions hold.Policy
 	// HoldFlag, when set, is the serve flag that sets how long its
 	// decisions are held (0: never), overriding Decisions.Hold. Agents
 	// may share a flag by naming the same one; the first one listed gives
@@ -311,8 +311,8 @@ func (r *Registry) UIOf(name string) UI {
 }
 
 // Policies are every agent's decision policy, by name.
-func (r *Registry) Policies() map[string]approvals.Policy {
-	out := make(map[string]approvals.Policy, len(r.list))
+func (r *Registry) Policies() map[string]hold.Policy {
+	out := make(map[string]hold.Policy, len(r.list))
 	for _, a := range r.list {
 		out[a.Name] = a.Decisions
 	}
@@ -362,7 +362,7 @@ func (r *Registry) DefaultHold(flag string) time.Duration {
 }
 
 // Holds maps hold flag values (by flag name) to the agents that take
-// them, for approvals.Options.Holds. A flag not in flags leaves its
+// them, for hold.Options.Holds. A flag not in flags leaves its
 // agents at their default hold.
 func (r *Registry) Holds(flags map[string]time.Duration) map[string]time.Duration {
 	out := map[string]time.Duration{}

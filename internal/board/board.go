@@ -23,9 +23,9 @@ import (
 
 	"paddock/internal/broadcast"
 	"paddock/internal/catalog"
+	"paddock/internal/decisions"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
-	"paddock/internal/pending"
 	"paddock/internal/session"
 )
 
@@ -55,7 +55,7 @@ type Live interface {
 
 // Items is what the board needs of the pending approvals and questions.
 type Items interface {
-	Subscribe() (<-chan pending.Item, func())
+	Subscribe() (<-chan decisions.Item, func())
 }
 
 // Options wire a Board.
@@ -389,7 +389,7 @@ func (b *Board) Run(ctx context.Context) error {
 	defer cancelHist()
 	lives, cancelLive := b.live.Subscribe()
 	defer cancelLive()
-	var items <-chan pending.Item
+	var items <-chan decisions.Item
 	if b.o.Items != nil {
 		var cancelItems func()
 		items, cancelItems = b.o.Items.Subscribe()
@@ -427,7 +427,7 @@ func (b *Board) Run(ctx context.Context) error {
 // session; or, for the items' "list again" (the zero Item, sent when the
 // board fell behind), every session, since which ones were missed is
 // unknown.
-func itemChange(it pending.Item) Change {
+func itemChange(it decisions.Item) Change {
 	if it.ID == "" {
 		return Change{Full: true}
 	}
@@ -436,7 +436,7 @@ func itemChange(it pending.Item) Change {
 
 // coalesce merges into ch every change already waiting on the sources,
 // never waiting for one.
-func coalesce(ch Change, hist, lives <-chan Change, items <-chan pending.Item) Change {
+func coalesce(ch Change, hist, lives <-chan Change, items <-chan decisions.Item) Change {
 	const most = 256
 	add := func(more Change) {
 		ch.Updated = append(ch.Updated, more.Updated...)

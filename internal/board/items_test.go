@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"paddock/internal/pending"
+	"paddock/internal/decisions"
 	"paddock/internal/session"
 )
 
@@ -14,12 +14,12 @@ func TestItemChange(t *testing.T) {
 	k := session.Key{Runtime: "claude", ID: "0b5d4c2e-1111-4a2b-9c3d-aaaaaaaaaaaa"}
 	tests := []struct {
 		name    string
-		it      pending.Item
+		it      decisions.Item
 		full    bool
 		updated []session.Key
 	}{
-		{"an item", pending.Item{ID: "itm_1", Key: k}, false, []session.Key{k}},
-		{"list again", pending.Item{}, true, nil},
+		{"an item", decisions.Item{ID: "itm_1", Key: k}, false, []session.Key{k}},
+		{"list again", decisions.Item{}, true, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"paddock/internal/decisions"
 	"paddock/internal/live"
-	"paddock/internal/pending"
 	"paddock/internal/screendialog"
 	"paddock/internal/session"
 	"paddock/internal/tmux"
@@ -18,9 +18,9 @@ import (
 // broker): it opens an item for a dialog read off a hosted terminal's
 // screen, and releases it when the dialog goes away on its own.
 type Items interface {
-	Open(ctx context.Context, it pending.Item) (pending.Item, <-chan pending.Outcome, error)
-	Release(ctx context.Context, id string, res pending.Resolution, by string) (pending.Item, bool)
-	List(f pending.Filter) []pending.Item
+	Open(ctx context.Context, it decisions.Item) (decisions.Item, <-chan decisions.Outcome, error)
+	Release(ctx context.Context, id string, res decisions.Resolution, by string) (decisions.Item, bool)
+	List(f decisions.Filter) []decisions.Item
 }
 
 // screenItem is a dialog being offered on the phone.
@@ -100,7 +100,7 @@ func (m *Manager) screensOnce(ctx context.Context, items Items, wg *sync.WaitGro
 		m.fallback.mu.Unlock()
 		if offered && (!shown || d.Fingerprint != prev.dialog.Fingerprint) {
 			// Answered at the desk (or by the keys paddock sent).
-			if _, ok := items.Release(ctx, prev.id, pending.Desk, "desk"); ok {
+			if _, ok := items.Release(ctx, prev.id, decisions.Desk, "desk"); ok {
 				m.log.Info("screen dialog answered at the desk", "terminal", t.id, "item", prev.id)
 			}
 			m.fallback.mu.Lock()
@@ -108,7 +108,7 @@ func (m *Manager) screensOnce(ctx context.Context, items Items, wg *sync.WaitGro
 			m.fallback.mu.Unlock()
 			offered = false
 		}
-		if !shown || offered || len(items.List(pending.Filter{Key: c.Key, PendingOnly: true})) > 0 {
+		if !shown || offered || len(items.List(decisions.Filter{Key: c.Key, PendingOnly: true})) > 0 {
 			continue
 		}
 		it, outcome, err := items.Open(ctx, m.screenDialogItem(c.Key, c.Cwd, d))
@@ -128,27 +128,27 @@ func (m *Manager) screensOnce(ctx context.Context, items Items, wg *sync.WaitGro
 }
 
 // screenDialogItem is the pending item of a dialog read off a screen.
-func (m *Manager) screenDialogItem(k session.Key, cwd string, d screendialog.Dialog) pending.Item {
+func (m *Manager) screenDialogItem(k session.Key, cwd string, d screendialog.Dialog) decisions.Item {
 	now := time.Now()
-	it := pending.Item{Kind: pending.KindApproval, Key: k, Cwd: cwd, Tool: d.Tool, ToolUseID: "screen:" + d.Fingerprint,
+	it := decisions.Item{Kind: decisions.KindApproval, Key: k, Cwd: cwd, Tool: d.Tool, ToolUseID: "screen:" + d.Fingerprint,
 		Created: now, Expires: now.Add(screenHold), Reason: "Read from its terminal: paddock answers by pressing the keys, after checking the dialog is still on screen."}
 	if it.Tool == "" {
 		it.Tool = "command"
 	}
 	if d.Kind == screendialog.Question {
-		it.Kind, it.Tool, it.Can = pending.KindQuestion, "question", []string{pending.VerbAnswer, pending.VerbDeny}
-		q := pending.Question{Question: d.Question}
+		it.Kind, it.Tool, it.Can = decisions.KindQuestion, "question", []string{decisions.VerbAnswer, decisions.VerbDeny}
+		q := decisions.Question{Question: d.Question}
 		for i, o := range d.Options {
 			if _, ok := m.opts.Screens.Keys(d, screendialog.VerbAnswer, i); ok {
-				q.Options = append(q.Options, pending.Option{Label: o})
+				q.Options = append(q.Options, decisions.Option{Label: o})
 			}
 		}
-		it.Questions = []pending.Question{q}
+		it.Questions = []decisions.Question{q}
 		it.Input, _ = json.Marshal(map[string]any{"question": d.Question, "options": d.Options})
 		return it
 	}
 	it.Input, _ = json.Marshal(map[string]any{"command": d.Command, "options": d.Options})
-	for _, verb := range []string{pending.VerbAllow, pending.VerbDeny, pending.VerbAlways} {
+	for _, verb := range []string{decisions.VerbAllow, decisions.VerbDeny, decisions.VerbAlways} {
 		if _, ok := m.opts.Screens.Keys(d, verb, 0); ok {
 			it.Can = append(it.Can, verb)
 		}
@@ -158,8 +158,8 @@ func (m *Manager) screenDialogItem(k session.Key, cwd string, d screendialog.Dia
 
 // answerScreen waits for the phone's answer and types it — only into the
 // very dialog the item describes.
-func (m *Manager) answerScreen(ctx context.Context, t *terminal, it pending.Item, d screendialog.Dialog, outcome <-chan pending.Outcome) {
-	var out pending.Outcome
+func (m *Manager) answerScreen(ctx context.Context, t *terminal, it decisions.Item, d screendialog.Dialog, outcome <-chan decisions.Outcome) {
+	var out decisions.Outcome
 	select {
 	case out = <-outcome:
 	case <-ctx.Done():
@@ -167,13 +167,13 @@ func (m *Manager) answerScreen(ctx context.Context, t *terminal, it pending.Item
 	}
 	verb, choice := "", 0
 	switch out.Item.Resolution {
-	case pending.Allowed:
+	case decisions.Allowed:
 		verb = screendialog.VerbAllow
-	case pending.Always:
+	case decisions.Always:
 		verb = screendialog.VerbAlways
-	case pending.Denied:
+	case decisions.Denied:
 		verb = screendialog.VerbDeny
-	case pending.Answered:
+	case decisions.Answered:
 		verb = screendialog.VerbAnswer
 		if len(it.Questions) == 1 {
 			choice = slices.Index(d.Options, out.Item.Answers[it.Questions[0].Question])

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/decisions"
 	"paddock/internal/live"
-	"paddock/internal/pending"
 )
 
 // TestScreenFallback: a hosted agent with no hook channel shows a real
@@ -24,7 +24,7 @@ func TestScreenFallback(t *testing.T) {
 	script := `cat ` + filepath.Join(dir, "claude-approval-1.txt") + `; stty raw -echo; k=$(dd bs=1 count=1 2>/dev/null); stty sane; ` +
 		`clear; cat ` + filepath.Join(dir, "claude-approval-2.txt") + `; sleep 2; clear; echo "GOT:$k"; exec sleep 600`
 	m, terms, _, wd := standIn(t, script)
-	items := pending.New(pending.Options{})
+	items := decisions.New(decisions.Options{})
 	go items.Run(ctx)
 	go m.WatchScreens(ctx, items, 50*time.Millisecond)
 
@@ -32,11 +32,11 @@ func TestScreenFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wait := func(what string, ok func([]pending.Item) bool) []pending.Item {
+	wait := func(what string, ok func([]decisions.Item) bool) []decisions.Item {
 		t.Helper()
-		var got []pending.Item
+		var got []decisions.Item
 		for range 300 {
-			if got = items.List(pending.Filter{}); ok(got) {
+			if got = items.List(decisions.Filter{}); ok(got) {
 				return got
 			}
 			time.Sleep(20 * time.Millisecond)
@@ -44,27 +44,27 @@ func TestScreenFallback(t *testing.T) {
 		t.Fatalf("%s: %+v", what, got)
 		return nil
 	}
-	first := wait("the dialog offered", func(its []pending.Item) bool { return len(its) == 1 })[0]
+	first := wait("the dialog offered", func(its []decisions.Item) bool { return len(its) == 1 })[0]
 	if first.Tool != "Bash" || !strings.Contains(string(first.Input), "mock_out.txt") || first.Key.Runtime != "claude" {
 		t.Fatalf("item %+v (%s)", first, first.Input)
 	}
-	if _, err := items.Decide(ctx, first.ID, pending.Decision{Verb: pending.VerbAllow, By: "device:1"}); err != nil {
+	if _, err := items.Decide(ctx, first.ID, decisions.Decision{Verb: decisions.VerbAllow, By: "device:1"}); err != nil {
 		t.Fatal(err)
 	}
 	// The key reached the pane, which then shows another dialog: offered
 	// in turn; and when that one goes away unanswered, it is the desk's.
-	second := wait("the next dialog offered", func(its []pending.Item) bool {
-		return len(its) == 2 && its[0].ID != first.ID && its[0].Resolution == pending.Pending
+	second := wait("the next dialog offered", func(its []decisions.Item) bool {
+		return len(its) == 2 && its[0].ID != first.ID && its[0].Resolution == decisions.Pending
 	})[0]
-	wait("the vanished dialog released", func(its []pending.Item) bool {
+	wait("the vanished dialog released", func(its []decisions.Item) bool {
 		for _, it := range its {
 			if it.ID == second.ID {
-				return it.Resolution == pending.Desk
+				return it.Resolution == decisions.Desk
 			}
 		}
 		return false
 	})
-	if _, err := items.Decide(ctx, second.ID, pending.Decision{Verb: pending.VerbAllow, By: "device:1"}); !errors.As(err, new(*pending.ResolvedError)) {
+	if _, err := items.Decide(ctx, second.ID, decisions.Decision{Verb: decisions.VerbAllow, By: "device:1"}); !errors.As(err, new(*decisions.ResolvedError)) {
 		t.Fatalf("deciding a dialog answered at the desk: %v", err)
 	}
 	for range 200 {
@@ -98,7 +98,7 @@ func TestScreenFallbackRefusesAChangedScreen(t *testing.T) {
 	script := `cat ` + filepath.Join(dir, "claude-approval-1.txt") + `; while [ ! -e ` + marker + ` ]; do sleep 0.05; done; clear; cat ` +
 		filepath.Join(dir, "claude-approval-2.txt") + `; stty raw -echo; k=$(timeout 2 dd bs=1 count=1 2>/dev/null); stty sane; clear; echo "KEY:[$k]"; exec sleep 600`
 	m, _, _, wd := standIn(t, script)
-	items := pending.New(pending.Options{})
+	items := decisions.New(decisions.Options{})
 	go items.Run(ctx)
 	c, err := m.Create(ctx, Request{Runtime: "claude", Workdir: wd})
 	if err != nil {
@@ -106,10 +106,10 @@ func TestScreenFallbackRefusesAChangedScreen(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	var first pending.Item
+	var first decisions.Item
 	for range 300 {
 		m.screensOnce(ctx, items, &wg)
-		if its := items.List(pending.Filter{}); len(its) == 1 {
+		if its := items.List(decisions.Filter{}); len(its) == 1 {
 			first = its[0]
 			break
 		}
@@ -129,7 +129,7 @@ func TestScreenFallbackRefusesAChangedScreen(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, err := items.Decide(ctx, first.ID, pending.Decision{Verb: pending.VerbAllow, By: "device:1"}); err != nil {
+	if _, err := items.Decide(ctx, first.ID, decisions.Decision{Verb: decisions.VerbAllow, By: "device:1"}); err != nil {
 		t.Fatal(err)
 	}
 	for range 300 {

@@ -26,7 +26,7 @@ func Agent() agent.Agent {
 		// It may fire nothing until the first prompt, and shows
 		// permission dialogs its hooks may not announce.
 		HookRules: hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
-		Decisions: decisions(),
+		Decisions: policy(),
 		Install:   install(),
 		UI:        agent.UI{Busy: "The agent is working: Claude Code queues what you send now and reads it in at its next step."},
 		Screen:    dialogs(),

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"paddock/internal/approvals"
+	"paddock/internal/decisions"
+	"paddock/internal/decisions/hold"
 	"paddock/internal/hookstate"
-	"paddock/internal/pending"
 )
 
 // Claude Code's PermissionRequest hook runs while Claude shows its own
@@ -19,11 +19,11 @@ import (
 // question arrives only as PreToolUse, answered there (verified on
 // 2.1.328).
 
-// hold bounds how long a prompt waits for the phone: below the 600 s
+// holdFor bounds how long a prompt waits for the phone: below the 600 s
 // timeout `paddock hooks install` gives the hook, so the hold always ends
 // first. Claude shows its own dialog meanwhile, so a long hold costs
 // nothing.
-const hold = 570 * time.Second
+const holdFor = 570 * time.Second
 
 // Tools with a card of their own.
 const (
@@ -36,10 +36,10 @@ const (
 // at PreToolUse instead.
 var questionsSkipPermissionRequest = map[string]bool{"auto": true, "dontAsk": true, "bypassPermissions": true}
 
-func decisions() approvals.Policy {
-	return approvals.Policy{
+func policy() hold.Policy {
+	return hold.Policy{
 		Events:    []string{"PermissionRequest", "PreToolUse"},
-		Hold:      hold,
+		Hold:      holdFor,
 		Unwatched: true,
 		Held:      held,
 		Item:      item,
@@ -51,7 +51,7 @@ func decisions() approvals.Policy {
 // held: every PermissionRequest; at PreToolUse only a question Claude
 // will not ask through PermissionRequest, and only while someone may
 // answer on the phone (else Claude's own question at once).
-func held(ev hookstate.Event, r approvals.Request, watching bool) bool {
+func held(ev hookstate.Event, r hold.Request, watching bool) bool {
 	if ev.Name != "PreToolUse" {
 		return true
 	}
@@ -61,50 +61,50 @@ func held(ev hookstate.Event, r approvals.Request, watching bool) bool {
 // item: an approval (allow, deny, and "always" when Claude offered
 // permanent rules), a question card for AskUserQuestion, a plan card for
 // ExitPlanMode.
-func item(_ hookstate.Event, r approvals.Request) pending.Item {
-	it := approvals.BaseItem(r)
+func item(_ hookstate.Event, r hold.Request) decisions.Item {
+	it := hold.BaseItem(r)
 	switch r.Tool {
 	case toolQuestion:
-		it.Kind, it.Can, it.FreeText = pending.KindQuestion, []string{pending.VerbAnswer, pending.VerbDeny}, true
-		it.Questions = approvals.Questions(r.Input)
+		it.Kind, it.Can, it.FreeText = decisions.KindQuestion, []string{decisions.VerbAnswer, decisions.VerbDeny}, true
+		it.Questions = hold.Questions(r.Input)
 	case toolPlan:
-		it.Kind, it.Can = pending.KindPlan, []string{pending.VerbAllow, pending.VerbDeny}
+		it.Kind, it.Can = decisions.KindPlan, []string{decisions.VerbAllow, decisions.VerbDeny}
 	default:
-		it.Can = []string{pending.VerbAllow, pending.VerbDeny}
+		it.Can = []string{decisions.VerbAllow, decisions.VerbDeny}
 		if len(r.Suggestions) > 0 && string(r.Suggestions) != "[]" {
 			it.Suggestions = r.Suggestions
-			it.Can = append(it.Can, pending.VerbAlways)
+			it.Can = append(it.Can, decisions.VerbAlways)
 		}
 	}
 	return it
 }
 
-func encode(r approvals.Request, out pending.Outcome) []byte {
+func encode(r hold.Request, out decisions.Outcome) []byte {
 	if r.Event == "PreToolUse" {
 		return preToolUseEncode(r, out)
 	}
 	switch out.Item.Resolution {
-	case pending.Allowed:
-		return approvals.PermissionRequestOutput(approvals.ProtocolDecision{Behavior: "allow"})
-	case pending.Always:
-		return approvals.PermissionRequestOutput(approvals.ProtocolDecision{Behavior: "allow", UpdatedPermissions: r.Suggestions})
-	case pending.Denied:
+	case decisions.Allowed:
+		return hold.PermissionRequestOutput(hold.ProtocolDecision{Behavior: "allow"})
+	case decisions.Always:
+		return hold.PermissionRequestOutput(hold.ProtocolDecision{Behavior: "allow", UpdatedPermissions: r.Suggestions})
+	case decisions.Denied:
 		msg := out.Item.Message
 		if msg == "" {
-			msg = approvals.DenyMessage
-			if out.Item.Kind == pending.KindPlan {
+			msg = hold.DenyMessage
+			if out.Item.Kind == decisions.KindPlan {
 				msg = "The user wants you to keep planning."
 			}
 		}
-		return approvals.PermissionRequestOutput(approvals.ProtocolDecision{Behavior: "deny", Message: msg})
-	case pending.Answered:
+		return hold.PermissionRequestOutput(hold.ProtocolDecision{Behavior: "deny", Message: msg})
+	case decisions.Answered:
 		// updatedInput replaces the whole input: the original questions
 		// with the answers beside them, keyed by question text.
-		updated := approvals.WithAnswers(r.Input, out.Item.Answers)
+		updated := hold.WithAnswers(r.Input, out.Item.Answers)
 		if updated == nil {
 			return nil
 		}
-		return approvals.PermissionRequestOutput(approvals.ProtocolDecision{Behavior: "allow", UpdatedInput: updated})
+		return hold.PermissionRequestOutput(hold.ProtocolDecision{Behavior: "allow", UpdatedInput: updated})
 	}
 	return nil // answered at the desk, expired, withdrawn: no decision
 }
@@ -112,17 +112,17 @@ func encode(r approvals.Request, out pending.Outcome) []byte {
 // preToolUseEncode answers an AskUserQuestion intercepted at PreToolUse:
 // allow with the answers in updatedInput, or deny; nothing else lets
 // Claude show the question in its terminal.
-func preToolUseEncode(r approvals.Request, out pending.Outcome) []byte {
+func preToolUseEncode(r hold.Request, out decisions.Outcome) []byte {
 	o := map[string]any{"hookEventName": "PreToolUse"}
 	switch out.Item.Resolution {
-	case pending.Answered:
-		updated := approvals.WithAnswers(r.Input, out.Item.Answers)
+	case decisions.Answered:
+		updated := hold.WithAnswers(r.Input, out.Item.Answers)
 		if updated == nil {
 			return nil
 		}
 		o["permissionDecision"], o["updatedInput"] = "allow", updated
-	case pending.Denied:
-		o["permissionDecision"], o["permissionDecisionReason"] = "deny", approvals.DenyText(out)
+	case decisions.Denied:
+		o["permissionDecision"], o["permissionDecisionReason"] = "deny", hold.DenyText(out)
 	default:
 		return nil
 	}

@@ -21,7 +21,7 @@ func Agent() agent.Agent {
 		// Its TUI fires SessionStart with the first prompt, not at
 		// launch; it shows permission dialogs its hooks may not announce.
 		HookRules: hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
-		Decisions: decisions(),
+		Decisions: policy(),
 		HoldFlag:  &agent.HoldFlag{Name: "codex-hold", Usage: "how long a Codex permission prompt (and a Cursor shell or MCP approval) waits for the phone before the agent asks in its own terminal (0: never held; at most 10m)"},
 		Install:   install(),
 		UI: agent.UI{

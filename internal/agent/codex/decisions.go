@@ -3,8 +3,8 @@ package codex
 import (
 	"time"
 
-	"paddock/internal/approvals"
-	"paddock/internal/pending"
+	"paddock/internal/decisions"
+	"paddock/internal/decisions/hold"
 )
 
 // Codex shows its own prompt only once the PermissionRequest hook
@@ -14,21 +14,21 @@ import (
 // input or permissions.
 const defaultHold = 120 * time.Second
 
-func decisions() approvals.Policy {
-	return approvals.Policy{
+func policy() hold.Policy {
+	return hold.Policy{
 		Events: []string{"PermissionRequest"},
 		Hold:   defaultHold,
-		Item:   approvals.AllowOrDeny,
+		Item:   hold.AllowOrDeny,
 		Encode: encode,
 	}
 }
 
-func encode(_ approvals.Request, out pending.Outcome) []byte {
+func encode(_ hold.Request, out decisions.Outcome) []byte {
 	switch out.Item.Resolution {
-	case pending.Allowed:
-		return approvals.PermissionRequestOutput(approvals.ProtocolDecision{Behavior: "allow"})
-	case pending.Denied:
-		return approvals.PermissionRequestOutput(approvals.ProtocolDecision{Behavior: "deny", Message: approvals.DenyText(out)})
+	case decisions.Allowed:
+		return hold.PermissionRequestOutput(hold.ProtocolDecision{Behavior: "allow"})
+	case decisions.Denied:
+		return hold.PermissionRequestOutput(hold.ProtocolDecision{Behavior: "deny", Message: hold.DenyText(out)})
 	}
 	return nil
 }

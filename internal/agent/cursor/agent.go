@@ -20,7 +20,7 @@ func Agent() agent.Agent {
 		},
 		DecodeHook: decodeCursor,
 		HookRules:  hookstate.Rules{InferPermissions: true},
-		Decisions:  decisions(),
+		Decisions:  policy(),
 		HoldFlag:   &agent.HoldFlag{Name: "codex-hold"}, // held as long as a Codex prompt
 		Install:    install(),
 		UI: agent.UI{

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"time"
 
-	"paddock/internal/approvals"
+	"paddock/internal/decisions"
+	"paddock/internal/decisions/hold"
 	"paddock/internal/hookstate"
-	"paddock/internal/pending"
 )
 
 // Cursor (from its documentation; the CLI cannot be installed here) waits
@@ -16,8 +16,8 @@ import (
 // prompt (--codex-hold).
 const defaultHold = 120 * time.Second
 
-func decisions() approvals.Policy {
-	return approvals.Policy{
+func policy() hold.Policy {
+	return hold.Policy{
 		Events: []string{"beforeShellExecution", "beforeMCPExecution"},
 		Hold:   defaultHold,
 		Item:   item,
@@ -27,8 +27,8 @@ func decisions() approvals.Policy {
 
 // item: a shell command (its full text) or an MCP call (tool, its JSON
 // parameters, the server's URL); Cursor takes allow or deny.
-func item(_ hookstate.Event, r approvals.Request) pending.Item {
-	it := pending.Item{Kind: pending.KindApproval, Tool: r.Tool, ToolUseID: r.ToolUseID, Can: []string{pending.VerbAllow, pending.VerbDeny}}
+func item(_ hookstate.Event, r hold.Request) decisions.Item {
+	it := decisions.Item{Kind: decisions.KindApproval, Tool: r.Tool, ToolUseID: r.ToolUseID, Can: []string{decisions.VerbAllow, decisions.VerbDeny}}
 	in := map[string]any{}
 	if r.Command != "" {
 		in["command"] = r.Command
@@ -52,13 +52,13 @@ func item(_ hookstate.Event, r approvals.Request) pending.Item {
 // encode answers in Cursor's snake_case. Without a decision from the
 // phone (the hold ended) it answers "ask": Cursor then asks its user
 // itself — an empty answer could be taken as allow.
-func encode(_ approvals.Request, out pending.Outcome) []byte {
+func encode(_ hold.Request, out decisions.Outcome) []byte {
 	d := map[string]string{"permission": "ask"}
 	switch out.Item.Resolution {
-	case pending.Allowed:
+	case decisions.Allowed:
 		d["permission"] = "allow"
-	case pending.Denied:
-		msg := approvals.DenyText(out)
+	case decisions.Denied:
+		msg := hold.DenyText(out)
 		d["permission"], d["user_message"], d["agent_message"] = "deny", msg, msg
 	}
 	b, _ := json.Marshal(d)

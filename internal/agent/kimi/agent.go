@@ -21,7 +21,7 @@ func Agent() agent.Agent {
 		// Recorded on 2.1.0: Stop precedes SubagentStop when a subagent's
 		// turn ends.
 		HookRules: hookstate.Rules{InferPermissions: true, StopIncludesSubagents: true},
-		Decisions: decisions(),
+		Decisions: policy(),
 		Screen:    dialogs(),
 		HoldFlag:  &agent.HoldFlag{Name: "kimi-hold", Usage: "hold Kimi Code's tool calls this long each for a deny from the phone (Kimi takes no remote approval: \"let it run\" makes it ask in its terminal; 0, the default: off; at most 10m)"},
 		Install:   install(),

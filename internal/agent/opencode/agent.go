@@ -19,7 +19,7 @@ func Agent() agent.Agent {
 		},
 		DecodeHook: decodeOpenCode,
 		HookRules:  hookstate.Rules{InferPermissions: true},
-		Decisions:  decisions(),
+		Decisions:  policy(),
 		Install:    install(),
 		Screen:     dialogs(),
 		Launch:     Launch(),

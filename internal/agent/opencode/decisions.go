@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"paddock/internal/approvals"
+	"paddock/internal/decisions"
+	"paddock/internal/decisions/hold"
 	"paddock/internal/hookstate"
-	"paddock/internal/pending"
 	"paddock/internal/session"
 )
 
@@ -30,7 +30,7 @@ import (
 // should not.
 const openCodeHold = time.Hour
 
-func decisions() approvals.Policy { return approvals.Policy{Observe: observe} }
+func policy() hold.Policy { return hold.Policy{Observe: observe} }
 
 // openCodeAsk is the plugin's report of a permission or question request.
 type openCodeAsk struct {
@@ -61,7 +61,7 @@ type openCodeAsk struct {
 
 // observe handles OpenCode's plugin events: asks open items (watched on
 // one of the Service's goroutines), replies at the desk release them.
-func observe(ctx context.Context, ev hookstate.Event, payload []byte, h approvals.Host) {
+func observe(ctx context.Context, ev hookstate.Event, payload []byte, h hold.Host) {
 	var a openCodeAsk
 	if json.Unmarshal(payload, &a) != nil {
 		return
@@ -71,7 +71,7 @@ func observe(ctx context.Context, ev hookstate.Event, payload []byte, h approval
 	case "permission.replied", "question.replied", "question.rejected":
 		if p.RequestID != "" && p.SessionID != "" {
 			k := session.Key{Runtime: runtimeName, ID: p.SessionID}
-			if got := h.Broker.ReleaseSession(ctx, k, p.RequestID, pending.Desk, "desk"); len(got) > 0 {
+			if got := h.Broker.ReleaseSession(ctx, k, p.RequestID, decisions.Desk, "desk"); len(got) > 0 {
 				h.Log.Info("answered at the desk", "session", k.String(), "request", p.RequestID)
 			}
 		}
@@ -90,7 +90,7 @@ func observe(ctx context.Context, ev hookstate.Event, payload []byte, h approval
 // watch offers one OpenCode request on the phone and sends the answer to
 // the TUI's server. It first checks that the server lists the request: an
 // answer that cannot land is never offered.
-func watch(ctx context.Context, h approvals.Host, base *url.URL, a openCodeAsk) {
+func watch(ctx context.Context, h hold.Host, base *url.URL, a openCodeAsk) {
 	p := a.Event.Properties
 	question := a.Event.Type == "question.asked"
 	list := "/permission"
@@ -102,14 +102,14 @@ func watch(ctx context.Context, h approvals.Host, base *url.URL, a openCodeAsk) 
 		return
 	}
 	now := h.Now()
-	it := pending.Item{Kind: pending.KindApproval, Key: session.Key{Runtime: runtimeName, ID: p.SessionID},
+	it := decisions.Item{Kind: decisions.KindApproval, Key: session.Key{Runtime: runtimeName, ID: p.SessionID},
 		Tool: p.Permission, ToolUseID: p.ID, Created: now, Expires: now.Add(openCodeHold)}
 	if question {
-		it.Kind, it.Tool, it.Can, it.FreeText = pending.KindQuestion, "question", []string{pending.VerbAnswer, pending.VerbDeny}, true
+		it.Kind, it.Tool, it.Can, it.FreeText = decisions.KindQuestion, "question", []string{decisions.VerbAnswer, decisions.VerbDeny}, true
 		for _, q := range p.Questions {
-			pq := pending.Question{Question: q.Question, Header: q.Header, MultiSelect: q.Multiple}
+			pq := decisions.Question{Question: q.Question, Header: q.Header, MultiSelect: q.Multiple}
 			for _, o := range q.Options {
-				pq.Options = append(pq.Options, pending.Option{Label: o.Label, Description: o.Description})
+				pq.Options = append(pq.Options, decisions.Option{Label: o.Label, Description: o.Description})
 			}
 			it.Questions = append(it.Questions, pq)
 			if q.Custom != nil && !*q.Custom {
@@ -118,9 +118,9 @@ func watch(ctx context.Context, h approvals.Host, base *url.URL, a openCodeAsk) 
 		}
 		it.Input, _ = json.Marshal(map[string]any{"questions": p.Questions})
 	} else {
-		it.Can = []string{pending.VerbAllow, pending.VerbDeny}
+		it.Can = []string{decisions.VerbAllow, decisions.VerbDeny}
 		if len(p.Always) > 0 {
-			it.Can = append(it.Can, pending.VerbAlways)
+			it.Can = append(it.Can, decisions.VerbAlways)
 			it.Suggestions, _ = json.Marshal(p.Always)
 		}
 		in := map[string]any{"patterns": p.Patterns}
@@ -134,7 +134,7 @@ func watch(ctx context.Context, h approvals.Host, base *url.URL, a openCodeAsk) 
 		h.Log.Warn("OpenCode request not offered", "request", p.ID, "error", err)
 		return
 	}
-	var out pending.Outcome
+	var out decisions.Outcome
 	select {
 	case out = <-outcome:
 	case <-ctx.Done():
@@ -143,24 +143,24 @@ func watch(ctx context.Context, h approvals.Host, base *url.URL, a openCodeAsk) 
 	var path string
 	var body any
 	switch res := out.Item.Resolution; {
-	case question && res == pending.Answered:
+	case question && res == decisions.Answered:
 		answers := make([][]string, 0, len(it.Questions))
 		for _, q := range it.Questions {
 			a := out.Item.Answers[q.Question]
-			labels, ok := pending.SplitLabels(a, q)
+			labels, ok := decisions.SplitLabels(a, q)
 			if !ok {
 				labels = []string{a} // free text
 			}
 			answers = append(answers, labels)
 		}
 		path, body = "/question/"+url.PathEscape(p.ID)+"/reply", map[string]any{"answers": answers}
-	case question && res == pending.Denied:
+	case question && res == decisions.Denied:
 		path, body = "/question/"+url.PathEscape(p.ID)+"/reject", map[string]any{}
-	case res == pending.Allowed:
+	case res == decisions.Allowed:
 		path, body = "/permission/"+url.PathEscape(p.ID)+"/reply", map[string]any{"reply": "once"}
-	case res == pending.Always:
+	case res == decisions.Always:
 		path, body = "/permission/"+url.PathEscape(p.ID)+"/reply", map[string]any{"reply": "always"}
-	case res == pending.Denied:
+	case res == decisions.Denied:
 		reply := map[string]any{"reply": "reject"}
 		if out.Item.Message != "" {
 			reply["message"] = out.Item.Message

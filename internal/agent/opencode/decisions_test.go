@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/approvals"
+	"paddock/internal/decisions"
+	"paddock/internal/decisions/hold"
 	"paddock/internal/hookstate"
-	"paddock/internal/pending"
 )
 
 // fakeOpenCode is the TUI's HTTP server as 1.18.33 answers it: it lists
@@ -81,12 +81,12 @@ func openCodeEvent(t *testing.T, name, serverURL string) (hookstate.Event, []byt
 func TestOpenCodeAnswersThroughItsServer(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		d    pending.Decision
+		d    decisions.Decision
 		want string
 	}{
-		{"allow once", pending.Decision{Verb: pending.VerbAllow, By: "device:1"}, `{"reply":"once"}`},
-		{"always", pending.Decision{Verb: pending.VerbAlways, By: "device:1"}, `{"reply":"always"}`},
-		{"reject with a message", pending.Decision{Verb: pending.VerbDeny, Message: "no", By: "device:1"}, `{"message":"no","reply":"reject"}`},
+		{"allow once", decisions.Decision{Verb: decisions.VerbAllow, By: "device:1"}, `{"reply":"once"}`},
+		{"always", decisions.Decision{Verb: decisions.VerbAlways, By: "device:1"}, `{"reply":"always"}`},
+		{"reject with a message", decisions.Decision{Verb: decisions.VerbDeny, Message: "no", By: "device:1"}, `{"message":"no","reply":"reject"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			oc := &fakeOpenCode{}
@@ -94,15 +94,15 @@ func TestOpenCodeAnswersThroughItsServer(t *testing.T) {
 			defer srv.Close()
 			ev, payload, id := openCodeEvent(t, "permission.asked", srv.URL+"/")
 			oc.pending = []string{id}
-			b := pending.New(pending.Options{})
+			b := decisions.New(decisions.Options{})
 			s := newService(b)
 			go s.Run(t.Context())
 			if _, _, held := s.Hold(t.Context(), ev, payload); held {
 				t.Fatal("an OpenCode event held its relay")
 			}
-			var it pending.Item
+			var it decisions.Item
 			for range 500 {
-				if its := b.List(pending.Filter{PendingOnly: true}); len(its) == 1 {
+				if its := b.List(decisions.Filter{PendingOnly: true}); len(its) == 1 {
 					it = its[0]
 					break
 				}
@@ -133,7 +133,7 @@ func TestOpenCodeDeskAndUnlistedRequests(t *testing.T) {
 	oc := &fakeOpenCode{}
 	srv := httptest.NewServer(oc)
 	defer srv.Close()
-	b := pending.New(pending.Options{})
+	b := decisions.New(decisions.Options{})
 	s := newService(b)
 	go s.Run(t.Context())
 
@@ -152,7 +152,7 @@ func TestOpenCodeDeskAndUnlistedRequests(t *testing.T) {
 	// The check is done once the server was asked; the item would be
 	// opened right after it: give the broker's list a last look.
 	time.Sleep(50 * time.Millisecond)
-	if its := b.List(pending.Filter{}); len(its) != 0 {
+	if its := b.List(decisions.Filter{}); len(its) != 0 {
 		t.Fatalf("an unlisted request was offered: %+v", its)
 	}
 	// Listed, then answered in the TUI: released as answered at the desk.
@@ -162,15 +162,15 @@ func TestOpenCodeDeskAndUnlistedRequests(t *testing.T) {
 	oc.mu.Unlock()
 	s.Hold(t.Context(), ev, payload)
 	for range 500 {
-		if len(b.List(pending.Filter{PendingOnly: true})) == 1 {
+		if len(b.List(decisions.Filter{PendingOnly: true})) == 1 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	rev, rpayload, _ := openCodeEvent(t, "permission.replied", srv.URL+"/")
 	s.Hold(t.Context(), rev, rpayload)
-	its := b.List(pending.Filter{})
-	if len(its) != 1 || its[0].Resolution != pending.Desk {
+	its := b.List(decisions.Filter{})
+	if len(its) != 1 || its[0].Resolution != decisions.Desk {
 		t.Fatalf("after the TUI's reply: %+v", its)
 	}
 	if got := oc.got(); len(got) != 0 {
@@ -227,13 +227,13 @@ func TestOpenCodeMultiSelectReply(t *testing.T) {
 				{"question": question, "header": "Pick", "multiple": true, "custom": tc.custom, "options": opts},
 			}
 			payload, _ = json.Marshal(m)
-			b := pending.New(pending.Options{})
+			b := decisions.New(decisions.Options{})
 			s := newService(b)
 			go s.Run(t.Context())
 			s.Hold(t.Context(), ev, payload)
-			var it pending.Item
+			var it decisions.Item
 			for range 500 {
-				if its := b.List(pending.Filter{PendingOnly: true}); len(its) == 1 {
+				if its := b.List(decisions.Filter{PendingOnly: true}); len(its) == 1 {
 					it = its[0]
 					break
 				}
@@ -242,7 +242,7 @@ func TestOpenCodeMultiSelectReply(t *testing.T) {
 			if len(it.Questions) != 1 || !it.Questions[0].MultiSelect || it.FreeText != tc.custom {
 				t.Fatalf("item %+v", it)
 			}
-			d := pending.Decision{Verb: pending.VerbAnswer, Answers: map[string]string{question: tc.answer}, By: "device:1"}
+			d := decisions.Decision{Verb: decisions.VerbAnswer, Answers: map[string]string{question: tc.answer}, By: "device:1"}
 			if _, err := b.Decide(t.Context(), it.ID, d); err != nil {
 				t.Fatal(err)
 			}
@@ -267,30 +267,30 @@ func TestOpenCodeMultiSelectReply(t *testing.T) {
 // /question/{id}/reject.
 func TestOpenCodeQuestionThroughItsServer(t *testing.T) {
 	for _, tc := range []struct {
-		d    pending.Decision
+		d    decisions.Decision
 		path string
 		body string
 	}{
-		{pending.Decision{Verb: pending.VerbAnswer, Answers: map[string]string{"Which color do you prefer?": "Blue"}, By: "device:1"}, "/reply", `{"answers":[["Blue"]]}`},
-		{pending.Decision{Verb: pending.VerbDeny, By: "device:1"}, "/reject", `{}`},
+		{decisions.Decision{Verb: decisions.VerbAnswer, Answers: map[string]string{"Which color do you prefer?": "Blue"}, By: "device:1"}, "/reply", `{"answers":[["Blue"]]}`},
+		{decisions.Decision{Verb: decisions.VerbDeny, By: "device:1"}, "/reject", `{}`},
 	} {
 		oc := &fakeOpenCode{}
 		srv := httptest.NewServer(oc)
 		ev, payload, id := openCodeEvent(t, "question.asked", srv.URL+"/")
 		oc.pending = []string{id}
-		b := pending.New(pending.Options{})
+		b := decisions.New(decisions.Options{})
 		s := newService(b)
 		go s.Run(t.Context())
 		s.Hold(t.Context(), ev, payload)
-		var it pending.Item
+		var it decisions.Item
 		for range 500 {
-			if its := b.List(pending.Filter{PendingOnly: true}); len(its) == 1 {
+			if its := b.List(decisions.Filter{PendingOnly: true}); len(its) == 1 {
 				it = its[0]
 				break
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		if it.Kind != pending.KindQuestion || len(it.Questions) != 1 || len(it.Questions[0].Options) != 2 {
+		if it.Kind != decisions.KindQuestion || len(it.Questions) != 1 || len(it.Questions[0].Options) != 2 {
 			srv.Close()
 			t.Fatalf("item %+v", it)
 		}
@@ -318,8 +318,8 @@ func TestOpenCodeQuestionThroughItsServer(t *testing.T) {
 
 // newService is the decision holder with OpenCode's policy, as serve
 // builds it.
-func newService(b approvals.Broker) *approvals.Service {
-	return approvals.New(approvals.Options{Broker: b, Policies: map[string]approvals.Policy{runtimeName: decisions()}})
+func newService(b hold.Broker) *hold.Service {
+	return hold.New(hold.Options{Broker: b, Policies: map[string]hold.Policy{runtimeName: policy()}})
 }
 
 // decode reads a payload with OpenCode's decoder.

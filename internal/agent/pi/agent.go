@@ -31,7 +31,7 @@ func Agent() agent.Agent {
 		// paddock's extension reports), so timers would only produce
 		// false approvals: no inference.
 		HookRules: hookstate.Rules{},
-		Decisions: decisions(),
+		Decisions: policy(),
 		HoldFlag:  &agent.HoldFlag{Name: "pi-hold", Usage: "gate Pi's tool calls (bash, edit, write, …) through the phone, each waiting at most this long before Pi goes on (0, the default: off; at most 10m)"},
 		Install:   install(),
 		UI:        agent.UI{DeskOnly: "Answer in Pi's terminal (start paddock with --pi-hold to gate Pi's tools from here)."},

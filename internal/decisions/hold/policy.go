@@ -1,4 +1,4 @@
-package approvals
+package hold
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"paddock/internal/decisions"
 	"paddock/internal/hookstate"
-	"paddock/internal/pending"
 )
 
 // Policy is how one agent takes decisions from the phone. Each agent's
@@ -30,8 +30,8 @@ type Policy struct {
 	Held func(ev hookstate.Event, r Request, watching bool) bool
 	// Item is what the phone shows and may answer; Encode is the answer
 	// in the agent's words (nil: no decision, the agent asks itself).
-	Item   func(ev hookstate.Event, r Request) pending.Item
-	Encode func(r Request, out pending.Outcome) []byte
+	Item   func(ev hookstate.Event, r Request) decisions.Item
+	Encode func(r Request, out decisions.Outcome) []byte
 	// Observe replaces all of the above for an agent that asks through a
 	// server of its own rather than a hook that waits (OpenCode): it is
 	// given every hook event of the agent and opens items itself.
@@ -65,7 +65,7 @@ func (h Host) Go(job func(ctx context.Context)) bool {
 const DenyMessage = "The user denied this from paddock."
 
 // DenyText is the user's reason for a denial, or DenyMessage.
-func DenyText(out pending.Outcome) string {
+func DenyText(out decisions.Outcome) string {
 	if out.Item.Message != "" {
 		return out.Item.Message
 	}
@@ -74,8 +74,8 @@ func DenyText(out pending.Outcome) string {
 
 // BaseItem is an approval of r's tool and input, with the reason the
 // input gives (its description).
-func BaseItem(r Request) pending.Item {
-	it := pending.Item{Kind: pending.KindApproval, Tool: r.Tool, ToolUseID: r.ToolUseID, Input: r.Input}
+func BaseItem(r Request) decisions.Item {
+	it := decisions.Item{Kind: decisions.KindApproval, Tool: r.Tool, ToolUseID: r.ToolUseID, Input: r.Input}
 	var in struct {
 		Description string `json:"description"`
 	}
@@ -87,16 +87,16 @@ func BaseItem(r Request) pending.Item {
 
 // AllowOrDeny is an approval the agent takes as allow, or deny with a
 // message: nothing else.
-func AllowOrDeny(_ hookstate.Event, r Request) pending.Item {
+func AllowOrDeny(_ hookstate.Event, r Request) decisions.Item {
 	it := BaseItem(r)
-	it.Can = []string{pending.VerbAllow, pending.VerbDeny}
+	it.Can = []string{decisions.VerbAllow, decisions.VerbDeny}
 	return it
 }
 
 // Questions reads the questions of a question tool's input in the shape
 // Claude Code's AskUserQuestion gives them (question, header,
 // multiSelect, options with label and description).
-func Questions(input json.RawMessage) []pending.Question {
+func Questions(input json.RawMessage) []decisions.Question {
 	var in struct {
 		Questions []struct {
 			Question    string `json:"question"`
@@ -109,11 +109,11 @@ func Questions(input json.RawMessage) []pending.Question {
 		} `json:"questions"`
 	}
 	_ = json.Unmarshal(input, &in)
-	var out []pending.Question
+	var out []decisions.Question
 	for _, q := range in.Questions {
-		pq := pending.Question{Question: q.Question, Header: q.Header, MultiSelect: q.MultiSelect}
+		pq := decisions.Question{Question: q.Question, Header: q.Header, MultiSelect: q.MultiSelect}
 		for _, o := range q.Options {
-			pq.Options = append(pq.Options, pending.Option{Label: o.Label, Description: o.Description})
+			pq.Options = append(pq.Options, decisions.Option{Label: o.Label, Description: o.Description})
 		}
 		out = append(out, pq)
 	}

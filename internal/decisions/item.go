@@ -1,4 +1,4 @@
-// Package pending holds the approvals, questions and plans agents wait on
+// Package decisions holds the approvals, questions and plans agents wait on
 // while the phone decides, and guarantees each resolves exactly once: the
 // first decision wins (one mutex in memory, a guarded UPDATE in the store),
 // and the waiting hook learns the outcome once, before the decision call
@@ -9,7 +9,7 @@
 // answer. It must never auto-deny: an item whose hold ends is Expired, and
 // the agent's own prompt takes over. It never logs or audits an item's
 // input or answers.
-package pending
+package decisions
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
-// Package approvals holds the agents' decision hooks for the phone: it
+// Package hold holds the agents' decision hooks open for the phone: it
 // turns a hook event that may carry a decision into an item the phone
-// answers (internal/pending), waits for the answer, and writes it back in
+// answers (internal/decisions), waits for the answer, and writes it back in
 // the agent's own format. It is the hook listener's Decider and so sees
 // every hook event: a prompt the user answered at the desk is released at
 // once.
@@ -11,7 +11,7 @@
 // exactly once. Anything paddock does not decide is answered with no
 // decision at once, and so is every item whose hold ends: the agent's own
 // prompt then takes over. paddock never denies by silence.
-package approvals
+package hold
 
 import (
 	"context"
@@ -23,17 +23,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"paddock/internal/decisions"
 	"paddock/internal/hookstate"
-	"paddock/internal/pending"
 	"paddock/internal/session"
 )
 
-// Broker is what approvals needs of the pending items.
+// Broker is what a Service needs of the decisions.
 type Broker interface {
-	Open(ctx context.Context, it pending.Item) (pending.Item, <-chan pending.Outcome, error)
-	Release(ctx context.Context, id string, res pending.Resolution, by string) (pending.Item, bool)
-	ReleaseSession(ctx context.Context, k session.Key, toolUseID string, res pending.Resolution, by string) []pending.Item
-	List(f pending.Filter) []pending.Item
+	Open(ctx context.Context, it decisions.Item) (decisions.Item, <-chan decisions.Outcome, error)
+	Release(ctx context.Context, id string, res decisions.Resolution, by string) (decisions.Item, bool)
+	ReleaseSession(ctx context.Context, k session.Key, toolUseID string, res decisions.Resolution, by string) []decisions.Item
+	List(f decisions.Filter) []decisions.Item
 }
 
 // Options configure a Service. Zero values take the defaults noted.
@@ -162,9 +162,9 @@ func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) 
 			}
 			// The hook hung up: the agent went on without paddock (the
 			// user answered in its terminal), or its hold ended.
-			res, by := pending.Desk, "desk"
+			res, by := decisions.Desk, "desk"
 			if !s.o.Now().Before(it.Expires) {
-				res, by = pending.Expired, "paddock"
+				res, by = decisions.Expired, "paddock"
 			}
 			if _, ok := s.o.Broker.Release(context.WithoutCancel(ctx), it.ID, res, by); ok {
 				s.log.Info("decision released", "item", it.ID, "resolution", res)
@@ -195,12 +195,12 @@ func (s *Service) desk(ctx context.Context, ev hookstate.Event, payload []byte) 
 	if ev.SessionID == "" {
 		return
 	}
-	var got []pending.Item
+	var got []decisions.Item
 	switch ev.Kind {
 	case hookstate.KindToolEnd:
 		// Every tool's end passes here: parse it only when something of
 		// the session waits.
-		waiting := s.o.Broker.List(pending.Filter{Key: ev.Key(), PendingOnly: true})
+		waiting := s.o.Broker.List(decisions.Filter{Key: ev.Key(), PendingOnly: true})
 		if len(waiting) == 0 {
 			return
 		}
@@ -210,7 +210,7 @@ func (s *Service) desk(ctx context.Context, ev hookstate.Event, payload []byte) 
 		}
 		for _, it := range waiting {
 			if it.Tool == r.Tool && sameJSON(it.Input, r.Input) {
-				if it, ok := s.o.Broker.Release(ctx, it.ID, pending.Desk, "desk"); ok {
+				if it, ok := s.o.Broker.Release(ctx, it.ID, decisions.Desk, "desk"); ok {
 					got = append(got, it)
 				}
 			}
@@ -219,7 +219,7 @@ func (s *Service) desk(ctx context.Context, ev hookstate.Event, payload []byte) 
 		if ev.AgentID != "" {
 			return // a subagent's end says nothing of the main agent's prompts
 		}
-		got = s.o.Broker.ReleaseSession(ctx, ev.Key(), "", pending.Desk, "desk")
+		got = s.o.Broker.ReleaseSession(ctx, ev.Key(), "", decisions.Desk, "desk")
 	default:
 		return
 	}

@@ -1,4 +1,4 @@
-package pending_test
+package decisions_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/pending"
+	"paddock/internal/decisions"
 	"paddock/internal/session"
 	"paddock/internal/store"
 )
@@ -39,7 +39,7 @@ func openStore(t *testing.T, path string) *store.Store {
 }
 
 // run starts b.Run for the test's duration and checks it returns nil.
-func run(t *testing.T, b *pending.Broker) {
+func run(t *testing.T, b *decisions.Broker) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -57,30 +57,30 @@ func run(t *testing.T, b *pending.Broker) {
 	})
 }
 
-func approval(k session.Key, toolUseID string) pending.Item {
-	return pending.Item{
-		Kind: pending.KindApproval, Key: k, Tool: "Bash", ToolUseID: toolUseID,
+func approval(k session.Key, toolUseID string) decisions.Item {
+	return decisions.Item{
+		Kind: decisions.KindApproval, Key: k, Tool: "Bash", ToolUseID: toolUseID,
 		Input:       json.RawMessage(`{"command":"rm -rf build","description":"Clean <build> & go"}`),
 		Suggestions: json.RawMessage(`[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"rm:*"}],"behavior":"allow","destination":"localSettings"}]`),
 		Reason:      "Clean the build",
 		Cwd:         "/home/u/api",
-		Can:         []string{pending.VerbAllow, pending.VerbDeny, pending.VerbAlways},
+		Can:         []string{decisions.VerbAllow, decisions.VerbDeny, decisions.VerbAlways},
 	}
 }
 
-func question(k session.Key) pending.Item {
-	return pending.Item{
-		Kind: pending.KindQuestion, Key: k, Tool: "AskUserQuestion", ToolUseID: "toolu_q",
+func question(k session.Key) decisions.Item {
+	return decisions.Item{
+		Kind: decisions.KindQuestion, Key: k, Tool: "AskUserQuestion", ToolUseID: "toolu_q",
 		Input: json.RawMessage(`{"questions":[]}`),
-		Questions: []pending.Question{
-			{Question: "Which database?", Header: "DB", Options: []pending.Option{{Label: "Postgres"}, {Label: "SQLite", Description: "embedded"}}},
-			{Question: "Which extras?", Header: "Extras", MultiSelect: true, Options: []pending.Option{{Label: "Auth"}, {Label: "Cache, LRU"}, {Label: "Metrics"}}},
+		Questions: []decisions.Question{
+			{Question: "Which database?", Header: "DB", Options: []decisions.Option{{Label: "Postgres"}, {Label: "SQLite", Description: "embedded"}}},
+			{Question: "Which extras?", Header: "Extras", MultiSelect: true, Options: []decisions.Option{{Label: "Auth"}, {Label: "Cache, LRU"}, {Label: "Metrics"}}},
 		},
-		Can: []string{pending.VerbAnswer, pending.VerbDeny},
+		Can: []string{decisions.VerbAnswer, decisions.VerbDeny},
 	}
 }
 
-func open(t *testing.T, b *pending.Broker, it pending.Item) (pending.Item, <-chan pending.Outcome) {
+func open(t *testing.T, b *decisions.Broker, it decisions.Item) (decisions.Item, <-chan decisions.Outcome) {
 	t.Helper()
 	got, ch, err := b.Open(context.Background(), it)
 	if err != nil {
@@ -90,9 +90,9 @@ func open(t *testing.T, b *pending.Broker, it pending.Item) (pending.Item, <-cha
 }
 
 // outcome receives the one Outcome and checks the channel closes after it.
-func outcome(t *testing.T, ch <-chan pending.Outcome) pending.Outcome {
+func outcome(t *testing.T, ch <-chan decisions.Outcome) decisions.Outcome {
 	t.Helper()
-	var o pending.Outcome
+	var o decisions.Outcome
 	select {
 	case got, ok := <-ch:
 		if !ok {
@@ -126,7 +126,7 @@ func eventually(t *testing.T, cond func() bool) {
 }
 
 // noOutcome checks that nothing has been delivered yet.
-func noOutcome(t *testing.T, ch <-chan pending.Outcome) {
+func noOutcome(t *testing.T, ch <-chan decisions.Outcome) {
 	t.Helper()
 	select {
 	case o := <-ch:
@@ -168,34 +168,34 @@ func auditFor(t *testing.T, s *store.Store, id string) []store.AuditEntry {
 func TestDecideEachVerb(t *testing.T) {
 	tests := []struct {
 		name     string
-		item     pending.Item
-		decision pending.Decision
-		want     pending.Resolution
+		item     decisions.Item
+		decision decisions.Decision
+		want     decisions.Resolution
 		action   string
 		message  string
 		answers  map[string]string
 	}{
-		{name: "allow", item: approval(sessA, "t1"), decision: pending.Decision{Verb: pending.VerbAllow, Message: "ignored", By: "device:d1"},
-			want: pending.Allowed, action: "approval.allowed"},
-		{name: "always", item: approval(sessA, "t1"), decision: pending.Decision{Verb: pending.VerbAlways, By: "token:k1"},
-			want: pending.Always, action: "approval.always"},
-		{name: "deny with message", item: approval(sessA, "t1"), decision: pending.Decision{Verb: pending.VerbDeny, Message: "not on main", By: "device:d1"},
-			want: pending.Denied, action: "approval.denied", message: "not on main"},
-		{name: "approve plan", item: pending.Item{Kind: pending.KindPlan, Key: sessA, Tool: "ExitPlanMode", Input: json.RawMessage(`{"plan":"# Plan"}`), Can: []string{"allow", "deny"}},
-			decision: pending.Decision{Verb: pending.VerbAllow, By: "device:d1"}, want: pending.Allowed, action: "plan.allowed"},
+		{name: "allow", item: approval(sessA, "t1"), decision: decisions.Decision{Verb: decisions.VerbAllow, Message: "ignored", By: "device:d1"},
+			want: decisions.Allowed, action: "approval.allowed"},
+		{name: "always", item: approval(sessA, "t1"), decision: decisions.Decision{Verb: decisions.VerbAlways, By: "token:k1"},
+			want: decisions.Always, action: "approval.always"},
+		{name: "deny with message", item: approval(sessA, "t1"), decision: decisions.Decision{Verb: decisions.VerbDeny, Message: "not on main", By: "device:d1"},
+			want: decisions.Denied, action: "approval.denied", message: "not on main"},
+		{name: "approve plan", item: decisions.Item{Kind: decisions.KindPlan, Key: sessA, Tool: "ExitPlanMode", Input: json.RawMessage(`{"plan":"# Plan"}`), Can: []string{"allow", "deny"}},
+			decision: decisions.Decision{Verb: decisions.VerbAllow, By: "device:d1"}, want: decisions.Allowed, action: "plan.allowed"},
 		{name: "answer options", item: question(sessA),
-			decision: pending.Decision{Verb: pending.VerbAnswer, By: "device:d1", Answers: map[string]string{"Which database?": "SQLite", "Which extras?": "Metrics, Cache, LRU"}},
-			want:     pending.Answered, action: "question.answered", answers: map[string]string{"Which database?": "SQLite", "Which extras?": "Metrics, Cache, LRU"}},
-		{name: "answer free text", item: func() pending.Item { q := question(sessA); q.FreeText = true; return q }(),
-			decision: pending.Decision{Verb: pending.VerbAnswer, By: "device:d1", Answers: map[string]string{"Which database?": "DuckDB,\nplease", "Which extras?": "none"}},
-			want:     pending.Answered, action: "question.answered", answers: map[string]string{"Which database?": "DuckDB,\nplease", "Which extras?": "none"}},
-		{name: "deny a question", item: question(sessA), decision: pending.Decision{Verb: pending.VerbDeny, Message: "ask later", By: "device:d1"},
-			want: pending.Denied, action: "question.denied", message: "ask later"},
+			decision: decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1", Answers: map[string]string{"Which database?": "SQLite", "Which extras?": "Metrics, Cache, LRU"}},
+			want:     decisions.Answered, action: "question.answered", answers: map[string]string{"Which database?": "SQLite", "Which extras?": "Metrics, Cache, LRU"}},
+		{name: "answer free text", item: func() decisions.Item { q := question(sessA); q.FreeText = true; return q }(),
+			decision: decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1", Answers: map[string]string{"Which database?": "DuckDB,\nplease", "Which extras?": "none"}},
+			want:     decisions.Answered, action: "question.answered", answers: map[string]string{"Which database?": "DuckDB,\nplease", "Which extras?": "none"}},
+		{name: "deny a question", item: question(sessA), decision: decisions.Decision{Verb: decisions.VerbDeny, Message: "ask later", By: "device:d1"},
+			want: decisions.Denied, action: "question.denied", message: "ask later"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openStore(t, "")
-			b := pending.New(pending.Options{Persist: s})
+			b := decisions.New(decisions.Options{Persist: s})
 			it, ch := open(t, b, tc.item)
 			if !strings.HasPrefix(it.ID, "itm_") || len(it.ID) != 36 || it.Created.IsZero() || !it.Waiting() {
 				t.Fatalf("opened %+v", it)
@@ -247,7 +247,7 @@ func equalMaps(a, b map[string]string) bool {
 }
 
 func TestDecideInvalid(t *testing.T) {
-	long := strings.Repeat("x", pending.MaxText+1)
+	long := strings.Repeat("x", decisions.MaxText+1)
 	good := map[string]string{"Which database?": "Postgres", "Which extras?": "Auth"}
 	with := func(k, v string) map[string]string {
 		m := map[string]string{}
@@ -263,30 +263,30 @@ func TestDecideInvalid(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		item pending.Item
-		d    pending.Decision
+		item decisions.Item
+		d    decisions.Decision
 		want string
 	}{
-		{"verb not in Can", question(sessA), pending.Decision{Verb: pending.VerbAllow, By: "device:d1"}, "cannot take"},
-		{"unknown verb", approval(sessA, "t1"), pending.Decision{Verb: "maybe", By: "device:d1"}, "cannot take"},
-		{"no decider", approval(sessA, "t1"), pending.Decision{Verb: pending.VerbAllow}, "who made it"},
-		{"over-long message", approval(sessA, "t1"), pending.Decision{Verb: pending.VerbDeny, Message: long, By: "device:d1"}, "message is"},
-		{"unknown question", question(sessA), pending.Decision{Verb: pending.VerbAnswer, By: "device:d1", Answers: with("Which colour?", "red")}, "does not ask"},
-		{"missing answer", question(sessA), pending.Decision{Verb: pending.VerbAnswer, By: "device:d1", Answers: with("Which extras?", "")}, "question 2 is not answered"},
-		{"blank answer", question(sessA), pending.Decision{Verb: pending.VerbAnswer, By: "device:d1", Answers: with("Which database?", "  ")}, "question 1 is not answered"},
-		{"no answers", question(sessA), pending.Decision{Verb: pending.VerbAnswer, By: "device:d1"}, "not answered"},
-		{"label not an option", question(sessA), pending.Decision{Verb: pending.VerbAnswer, By: "device:d1", Answers: with("Which database?", "DuckDB")}, "not one of"},
-		{"multi-select label not an option", question(sessA), pending.Decision{Verb: pending.VerbAnswer, By: "device:d1", Answers: with("Which extras?", "Auth, Cache")}, "not one of"},
-		{"multi-select bad separator", question(sessA), pending.Decision{Verb: pending.VerbAnswer, By: "device:d1", Answers: with("Which extras?", "Auth,Metrics")}, "not one of"},
-		{"multi-select labels on single-select", question(sessA), pending.Decision{Verb: pending.VerbAnswer, By: "device:d1", Answers: with("Which database?", "Postgres, SQLite")}, "not one of"},
-		{"over-long answer", func() pending.Item { q := question(sessA); q.FreeText = true; return q }(), pending.Decision{Verb: pending.VerbAnswer, By: "device:d1", Answers: with("Which database?", long)}, "answer 1 is"},
+		{"verb not in Can", question(sessA), decisions.Decision{Verb: decisions.VerbAllow, By: "device:d1"}, "cannot take"},
+		{"unknown verb", approval(sessA, "t1"), decisions.Decision{Verb: "maybe", By: "device:d1"}, "cannot take"},
+		{"no decider", approval(sessA, "t1"), decisions.Decision{Verb: decisions.VerbAllow}, "who made it"},
+		{"over-long message", approval(sessA, "t1"), decisions.Decision{Verb: decisions.VerbDeny, Message: long, By: "device:d1"}, "message is"},
+		{"unknown question", question(sessA), decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1", Answers: with("Which colour?", "red")}, "does not ask"},
+		{"missing answer", question(sessA), decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1", Answers: with("Which extras?", "")}, "question 2 is not answered"},
+		{"blank answer", question(sessA), decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1", Answers: with("Which database?", "  ")}, "question 1 is not answered"},
+		{"no answers", question(sessA), decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1"}, "not answered"},
+		{"label not an option", question(sessA), decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1", Answers: with("Which database?", "DuckDB")}, "not one of"},
+		{"multi-select label not an option", question(sessA), decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1", Answers: with("Which extras?", "Auth, Cache")}, "not one of"},
+		{"multi-select bad separator", question(sessA), decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1", Answers: with("Which extras?", "Auth,Metrics")}, "not one of"},
+		{"multi-select labels on single-select", question(sessA), decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1", Answers: with("Which database?", "Postgres, SQLite")}, "not one of"},
+		{"over-long answer", func() decisions.Item { q := question(sessA); q.FreeText = true; return q }(), decisions.Decision{Verb: decisions.VerbAnswer, By: "device:d1", Answers: with("Which database?", long)}, "answer 1 is"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := pending.New(pending.Options{})
+			b := decisions.New(decisions.Options{})
 			it, ch := open(t, b, tc.item)
 			_, err := b.Decide(context.Background(), it.ID, tc.d)
-			if !errors.Is(err, pending.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, decisions.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrInvalid mentioning %q", err, tc.want)
 			}
 			if strings.Contains(err.Error(), long) {
@@ -298,66 +298,66 @@ func TestDecideInvalid(t *testing.T) {
 			}
 		})
 	}
-	b := pending.New(pending.Options{})
-	if _, err := b.Decide(context.Background(), "itm_nope", pending.Decision{Verb: "allow", By: "x"}); !errors.Is(err, pending.ErrNotFound) {
+	b := decisions.New(decisions.Options{})
+	if _, err := b.Decide(context.Background(), "itm_nope", decisions.Decision{Verb: "allow", By: "x"}); !errors.Is(err, decisions.ErrNotFound) {
 		t.Fatalf("unknown id: %v", err)
 	}
 }
 
 func TestOpenInvalid(t *testing.T) {
-	edit := func(base pending.Item, f func(*pending.Item)) pending.Item { f(&base); return base }
-	manyOptions := make([]pending.Option, pending.MaxOptions+1)
+	edit := func(base decisions.Item, f func(*decisions.Item)) decisions.Item { f(&base); return base }
+	manyOptions := make([]decisions.Option, decisions.MaxOptions+1)
 	for i := range manyOptions {
 		manyOptions[i].Label = fmt.Sprint("o", i)
 	}
-	manyQuestions := make([]pending.Question, pending.MaxQuestions+1)
+	manyQuestions := make([]decisions.Question, decisions.MaxQuestions+1)
 	for i := range manyQuestions {
-		manyQuestions[i] = pending.Question{Question: fmt.Sprint("q", i), Options: []pending.Option{{Label: "a"}}}
+		manyQuestions[i] = decisions.Question{Question: fmt.Sprint("q", i), Options: []decisions.Option{{Label: "a"}}}
 	}
 	tests := []struct {
 		name string
-		item pending.Item
+		item decisions.Item
 		want string
 	}{
-		{"unknown kind", edit(approval(sessA, ""), func(it *pending.Item) { it.Kind = "poll" }), "unknown kind"},
-		{"no session", edit(approval(sessA, ""), func(it *pending.Item) { it.Key = session.Key{Runtime: "claude"} }), "no session"},
-		{"input too big", edit(approval(sessA, ""), func(it *pending.Item) {
-			it.Input = json.RawMessage(`"` + strings.Repeat("a", pending.MaxInput) + `"`)
+		{"unknown kind", edit(approval(sessA, ""), func(it *decisions.Item) { it.Kind = "poll" }), "unknown kind"},
+		{"no session", edit(approval(sessA, ""), func(it *decisions.Item) { it.Key = session.Key{Runtime: "claude"} }), "no session"},
+		{"input too big", edit(approval(sessA, ""), func(it *decisions.Item) {
+			it.Input = json.RawMessage(`"` + strings.Repeat("a", decisions.MaxInput) + `"`)
 		}), "input is"},
-		{"input not JSON", edit(approval(sessA, ""), func(it *pending.Item) { it.Input = json.RawMessage(`{"command":`) }), "not valid JSON"},
-		{"no verbs", edit(approval(sessA, ""), func(it *pending.Item) { it.Can = nil }), "accepts no verb"},
-		{"unknown verb", edit(approval(sessA, ""), func(it *pending.Item) { it.Can = []string{"allow", "snooze"} }), "unknown verb"},
-		{"answer on approval", edit(approval(sessA, ""), func(it *pending.Item) { it.Can = []string{"answer"} }), "only a question"},
-		{"already resolved", edit(approval(sessA, ""), func(it *pending.Item) { it.Resolution = pending.Allowed }), "must be pending"},
-		{"question without questions", edit(question(sessA), func(it *pending.Item) { it.Questions = nil }), "no questions"},
-		{"too many questions", edit(question(sessA), func(it *pending.Item) { it.Questions = manyQuestions }), "over the limit"},
-		{"too many options", edit(question(sessA), func(it *pending.Item) { it.Questions[0].Options = manyOptions }), "over the limit"},
-		{"repeated question", edit(question(sessA), func(it *pending.Item) {
-			it.Questions = append(it.Questions, pending.Question{Question: "Which database?", Options: []pending.Option{{Label: "x"}}})
+		{"input not JSON", edit(approval(sessA, ""), func(it *decisions.Item) { it.Input = json.RawMessage(`{"command":`) }), "not valid JSON"},
+		{"no verbs", edit(approval(sessA, ""), func(it *decisions.Item) { it.Can = nil }), "accepts no verb"},
+		{"unknown verb", edit(approval(sessA, ""), func(it *decisions.Item) { it.Can = []string{"allow", "snooze"} }), "unknown verb"},
+		{"answer on approval", edit(approval(sessA, ""), func(it *decisions.Item) { it.Can = []string{"answer"} }), "only a question"},
+		{"already resolved", edit(approval(sessA, ""), func(it *decisions.Item) { it.Resolution = decisions.Allowed }), "must be pending"},
+		{"question without questions", edit(question(sessA), func(it *decisions.Item) { it.Questions = nil }), "no questions"},
+		{"too many questions", edit(question(sessA), func(it *decisions.Item) { it.Questions = manyQuestions }), "over the limit"},
+		{"too many options", edit(question(sessA), func(it *decisions.Item) { it.Questions[0].Options = manyOptions }), "over the limit"},
+		{"repeated question", edit(question(sessA), func(it *decisions.Item) {
+			it.Questions = append(it.Questions, decisions.Question{Question: "Which database?", Options: []decisions.Option{{Label: "x"}}})
 		}), "repeats"},
-		{"no options, no free text", edit(question(sessA), func(it *pending.Item) { it.Questions[0].Options = nil }), "no options"},
-		{"over-long label", edit(question(sessA), func(it *pending.Item) {
-			it.Questions[0].Options = []pending.Option{{Label: strings.Repeat("l", pending.MaxText+1)}}
+		{"no options, no free text", edit(question(sessA), func(it *decisions.Item) { it.Questions[0].Options = nil }), "no options"},
+		{"over-long label", edit(question(sessA), func(it *decisions.Item) {
+			it.Questions[0].Options = []decisions.Option{{Label: strings.Repeat("l", decisions.MaxText+1)}}
 		}), "label is"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := pending.New(pending.Options{})
+			b := decisions.New(decisions.Options{})
 			_, ch, err := b.Open(context.Background(), tc.item)
-			if !errors.Is(err, pending.ErrInvalid) || !strings.Contains(err.Error(), tc.want) || ch != nil {
+			if !errors.Is(err, decisions.ErrInvalid) || !strings.Contains(err.Error(), tc.want) || ch != nil {
 				t.Fatalf("err = %v, want ErrInvalid mentioning %q", err, tc.want)
 			}
-			if n := len(b.List(pending.Filter{})); n != 0 {
+			if n := len(b.List(decisions.Filter{})); n != 0 {
 				t.Fatalf("an invalid item was listed (%d)", n)
 			}
 		})
 	}
 
-	b := pending.New(pending.Options{})
+	b := decisions.New(decisions.Options{})
 	it, _ := open(t, b, approval(sessA, ""))
 	dup := approval(sessA, "")
 	dup.ID = it.ID
-	if _, _, err := b.Open(context.Background(), dup); !errors.Is(err, pending.ErrInvalid) {
+	if _, _, err := b.Open(context.Background(), dup); !errors.Is(err, decisions.ErrInvalid) {
 		t.Fatalf("duplicate id: %v", err)
 	}
 }
@@ -366,20 +366,20 @@ func TestOpenInvalid(t *testing.T) {
 // how, and the hook hears exactly once.
 func TestConcurrentDecisionsExactlyOnce(t *testing.T) {
 	s := openStore(t, "")
-	b := pending.New(pending.Options{Persist: s})
+	b := decisions.New(decisions.Options{Persist: s})
 	it, ch := open(t, b, approval(sessA, "t1"))
 
 	const n = 50
 	type result struct {
-		d   pending.Decision
-		it  pending.Item
+		d   decisions.Decision
+		it  decisions.Item
 		err error
 	}
 	results := make([]result, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {
-		d := pending.Decision{Verb: []string{"allow", "deny", "always"}[i%3], Message: "no", By: fmt.Sprintf("device:d%d", i)}
+		d := decisions.Decision{Verb: []string{"allow", "deny", "always"}[i%3], Message: "no", By: fmt.Sprintf("device:d%d", i)}
 		wg.Go(func() {
 			<-start
 			got, err := b.Decide(context.Background(), it.ID, d)
@@ -405,7 +405,7 @@ func TestConcurrentDecisionsExactlyOnce(t *testing.T) {
 		if r.err == nil {
 			continue
 		}
-		var re *pending.ResolvedError
+		var re *decisions.ResolvedError
 		if !errors.As(r.err, &re) {
 			t.Fatalf("loser %s got %v, want *ResolvedError", r.d.By, r.err)
 		}
@@ -432,36 +432,36 @@ func TestConcurrentDecisionsExactlyOnce(t *testing.T) {
 // never both, and the hook hears once.
 func TestDeskRacesPhone(t *testing.T) {
 	s := openStore(t, "")
-	b := pending.New(pending.Options{Persist: s})
+	b := decisions.New(decisions.Options{Persist: s})
 	for round := range 20 {
 		it, ch := open(t, b, approval(sessA, fmt.Sprint("t", round)))
 		start := make(chan struct{})
 		var (
 			wg       sync.WaitGroup
-			decided  pending.Item
+			decided  decisions.Item
 			phoneErr error
-			desk     []pending.Item
+			desk     []decisions.Item
 		)
 		wg.Go(func() {
 			<-start
-			decided, phoneErr = b.Decide(context.Background(), it.ID, pending.Decision{Verb: "allow", By: "device:d1"})
+			decided, phoneErr = b.Decide(context.Background(), it.ID, decisions.Decision{Verb: "allow", By: "device:d1"})
 		})
 		wg.Go(func() {
 			<-start
-			desk = b.ReleaseSession(context.Background(), sessA, it.ToolUseID, pending.Desk, "")
+			desk = b.ReleaseSession(context.Background(), sessA, it.ToolUseID, decisions.Desk, "")
 		})
 		close(start)
 		wg.Wait()
 
 		o := outcome(t, ch)
-		var re *pending.ResolvedError
+		var re *decisions.ResolvedError
 		switch {
 		case phoneErr == nil && len(desk) == 0:
-			if o.Item.Resolution != pending.Allowed || decided.Resolution != pending.Allowed {
+			if o.Item.Resolution != decisions.Allowed || decided.Resolution != decisions.Allowed {
 				t.Fatalf("round %d: phone won but hook heard %s", round, o.Item.Resolution)
 			}
 		case errors.As(phoneErr, &re) && len(desk) == 1:
-			if o.Item.Resolution != pending.Desk || desk[0].ResolvedBy != "desk" || re.Error() != "answered at the desk" {
+			if o.Item.Resolution != decisions.Desk || desk[0].ResolvedBy != "desk" || re.Error() != "answered at the desk" {
 				t.Fatalf("round %d: desk won but hook heard %s, phone told %q", round, o.Item.Resolution, re)
 			}
 		default:
@@ -475,7 +475,7 @@ func TestDeskRacesPhone(t *testing.T) {
 
 func TestExpiryViaRun(t *testing.T) {
 	s := openStore(t, "")
-	b := pending.New(pending.Options{Persist: s})
+	b := decisions.New(decisions.Options{Persist: s})
 	run(t, b)
 	it := approval(sessA, "t1")
 	it.Expires = time.Now().Add(50 * time.Millisecond)
@@ -484,11 +484,11 @@ func TestExpiryViaRun(t *testing.T) {
 	other, otherCh := open(t, b, approval(sessB, "t2"))
 
 	o := outcome(t, ch)
-	if o.Item.Resolution != pending.Expired || o.Item.ResolvedBy != "paddock" || o.Decision.Verb != "" {
+	if o.Item.Resolution != decisions.Expired || o.Item.ResolvedBy != "paddock" || o.Decision.Verb != "" {
 		t.Fatalf("outcome %+v", o)
 	}
-	_, err := b.Decide(context.Background(), it.ID, pending.Decision{Verb: "allow", By: "device:d1"})
-	var re *pending.ResolvedError
+	_, err := b.Decide(context.Background(), it.ID, decisions.Decision{Verb: "allow", By: "device:d1"})
+	var re *decisions.ResolvedError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("decide after expiry: %v", err)
 	}
@@ -508,17 +508,17 @@ func TestExpiryViaRun(t *testing.T) {
 func TestRestoreAfterCrash(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "paddock.db")
 	s1 := openStore(t, path)
-	b1 := pending.New(pending.Options{Persist: s1})
+	b1 := decisions.New(decisions.Options{Persist: s1})
 	left, _ := open(t, b1, approval(sessA, "t1"))
 	q, _ := open(t, b1, question(sessA))
-	if _, err := b1.Decide(context.Background(), q.ID, pending.Decision{Verb: "answer", By: "device:d1",
+	if _, err := b1.Decide(context.Background(), q.ID, decisions.Decision{Verb: "answer", By: "device:d1",
 		Answers: map[string]string{"Which database?": "Postgres", "Which extras?": "Auth, Metrics"}}); err != nil {
 		t.Fatal(err)
 	}
 	s1.Close() // the crash: b1 is never heard from again
 
 	s2 := openStore(t, path)
-	b2 := pending.New(pending.Options{Persist: s2})
+	b2 := decisions.New(decisions.Options{Persist: s2})
 	updates, stop := b2.Subscribe()
 	defer stop()
 	if err := b2.Restore(context.Background()); err != nil {
@@ -526,7 +526,7 @@ func TestRestoreAfterCrash(t *testing.T) {
 	}
 
 	got, ok := b2.Get(left.ID)
-	if !ok || got.Resolution != pending.Expired || got.ResolvedBy != "paddock" {
+	if !ok || got.Resolution != decisions.Expired || got.ResolvedBy != "paddock" {
 		t.Fatalf("left pending, after restore: %+v", got)
 	}
 	if !bytes.Equal(got.Input, left.Input) || got.Key != left.Key || got.Tool != left.Tool || !got.Created.Equal(left.Created) || got.Reason != left.Reason {
@@ -534,13 +534,13 @@ func TestRestoreAfterCrash(t *testing.T) {
 	}
 	select {
 	case u := <-updates:
-		if u.ID != left.ID || u.Resolution != pending.Expired {
+		if u.ID != left.ID || u.Resolution != decisions.Expired {
 			t.Fatalf("published %+v", u)
 		}
 	case <-time.After(wait):
 		t.Fatal("restore published nothing")
 	}
-	if _, err := b2.Decide(context.Background(), left.ID, pending.Decision{Verb: "allow", By: "device:d1"}); !strings.Contains(fmt.Sprint(err), "expired") {
+	if _, err := b2.Decide(context.Background(), left.ID, decisions.Decision{Verb: "allow", By: "device:d1"}); !strings.Contains(fmt.Sprint(err), "expired") {
 		t.Fatalf("decide after restart: %v", err)
 	}
 	if r := storedRow(t, s2, left.ID); r.Resolution != "expired" {
@@ -548,23 +548,23 @@ func TestRestoreAfterCrash(t *testing.T) {
 	}
 
 	// A new broker again: the expiry and the answer are both remembered.
-	b3 := pending.New(pending.Options{Persist: s2})
+	b3 := decisions.New(decisions.Options{Persist: s2})
 	if err := b3.Restore(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	list := b3.List(pending.Filter{Key: sessA})
+	list := b3.List(decisions.Filter{Key: sessA})
 	if len(list) != 2 || list[0].ID != q.ID || list[1].ID != left.ID {
 		t.Fatalf("list after restart %+v", list)
 	}
 	ans := list[0]
-	if ans.Resolution != pending.Answered || ans.ResolvedBy != "device:d1" || ans.Answers["Which extras?"] != "Auth, Metrics" ||
+	if ans.Resolution != decisions.Answered || ans.ResolvedBy != "device:d1" || ans.Answers["Which extras?"] != "Auth, Metrics" ||
 		len(ans.Questions) != 2 || ans.Questions[1].Options[1].Label != "Cache, LRU" || !ans.Questions[1].MultiSelect {
 		t.Fatalf("answered question after restart %+v", ans)
 	}
-	if list[1].Resolution != pending.Expired {
+	if list[1].Resolution != decisions.Expired {
 		t.Fatalf("expired item after restart %+v", list[1])
 	}
-	if len(b3.List(pending.Filter{PendingOnly: true})) != 0 {
+	if len(b3.List(decisions.Filter{PendingOnly: true})) != 0 {
 		t.Fatal("pending items after restart")
 	}
 	if a := auditFor(t, s2, left.ID); len(a) != 1 {
@@ -573,14 +573,14 @@ func TestRestoreAfterCrash(t *testing.T) {
 }
 
 func TestSubscribeSeesOpenAndResolve(t *testing.T) {
-	b := pending.New(pending.Options{})
+	b := decisions.New(decisions.Options{})
 	ch, stop := b.Subscribe()
 	defer stop()
 	it, _ := open(t, b, approval(sessA, "t1"))
-	if _, err := b.Decide(context.Background(), it.ID, pending.Decision{Verb: "deny", Message: "no", By: "device:d1"}); err != nil {
+	if _, err := b.Decide(context.Background(), it.ID, decisions.Decision{Verb: "deny", Message: "no", By: "device:d1"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []pending.Resolution{pending.Pending, pending.Denied} {
+	for _, want := range []decisions.Resolution{decisions.Pending, decisions.Denied} {
 		select {
 		case got := <-ch:
 			if got.ID != it.ID || got.Resolution != want {
@@ -593,23 +593,23 @@ func TestSubscribeSeesOpenAndResolve(t *testing.T) {
 }
 
 func TestReleaseSessionScope(t *testing.T) {
-	b := pending.New(pending.Options{})
+	b := decisions.New(decisions.Options{})
 	a1, a1ch := open(t, b, approval(sessA, "t1"))
 	a2, _ := open(t, b, approval(sessA, "t2"))
 	aq, _ := open(t, b, question(sessA))
 	b1, b1ch := open(t, b, approval(sessB, "t1"))
 	otherRuntime, _ := open(t, b, approval(session.Key{Runtime: "codex", ID: sessA.ID}, "t1"))
 
-	got := b.ReleaseSession(context.Background(), sessA, "t1", pending.Desk, "")
-	if len(got) != 1 || got[0].ID != a1.ID || got[0].Resolution != pending.Desk || got[0].ResolvedBy != "desk" {
+	got := b.ReleaseSession(context.Background(), sessA, "t1", decisions.Desk, "")
+	if len(got) != 1 || got[0].ID != a1.ID || got[0].Resolution != decisions.Desk || got[0].ResolvedBy != "desk" {
 		t.Fatalf("released %+v, want only %s", got, a1.ID)
 	}
-	if o := outcome(t, a1ch); o.Item.Resolution != pending.Desk {
+	if o := outcome(t, a1ch); o.Item.Resolution != decisions.Desk {
 		t.Fatalf("outcome %+v", o)
 	}
 
-	got = b.ReleaseSession(context.Background(), sessA, "", pending.Withdrawn, "")
-	if len(got) != 2 || got[0].ID != a2.ID || got[1].ID != aq.ID || got[0].Resolution != pending.Withdrawn || got[0].ResolvedBy != "paddock" {
+	got = b.ReleaseSession(context.Background(), sessA, "", decisions.Withdrawn, "")
+	if len(got) != 2 || got[0].ID != a2.ID || got[1].ID != aq.ID || got[0].Resolution != decisions.Withdrawn || got[0].ResolvedBy != "paddock" {
 		t.Fatalf("released %+v, want %s and %s", got, a2.ID, aq.ID)
 	}
 	for _, id := range []string{b1.ID, otherRuntime.ID} {
@@ -618,36 +618,36 @@ func TestReleaseSessionScope(t *testing.T) {
 		}
 	}
 	noOutcome(t, b1ch)
-	if got := b.ReleaseSession(context.Background(), sessA, "", pending.Desk, ""); len(got) != 0 {
+	if got := b.ReleaseSession(context.Background(), sessA, "", decisions.Desk, ""); len(got) != 0 {
 		t.Fatalf("released twice: %+v", got)
 	}
-	if got := b.ReleaseSession(context.Background(), sessB, "", pending.Allowed, "x"); len(got) != 0 {
+	if got := b.ReleaseSession(context.Background(), sessB, "", decisions.Allowed, "x"); len(got) != 0 {
 		t.Fatal("ReleaseSession took a resolution only a decision makes")
 	}
 }
 
 func TestReleaseOnce(t *testing.T) {
 	s := openStore(t, "")
-	b := pending.New(pending.Options{Persist: s})
+	b := decisions.New(decisions.Options{Persist: s})
 	it, ch := open(t, b, approval(sessA, "t1"))
-	if _, ok := b.Release(context.Background(), it.ID, pending.Allowed, "device:d1"); ok {
+	if _, ok := b.Release(context.Background(), it.ID, decisions.Allowed, "device:d1"); ok {
 		t.Fatal("Release took Allowed")
 	}
-	got, ok := b.Release(context.Background(), it.ID, pending.Withdrawn, "")
-	if !ok || got.Resolution != pending.Withdrawn || got.ResolvedBy != "paddock" {
+	got, ok := b.Release(context.Background(), it.ID, decisions.Withdrawn, "")
+	if !ok || got.Resolution != decisions.Withdrawn || got.ResolvedBy != "paddock" {
 		t.Fatalf("release %+v %v", got, ok)
 	}
-	if o := outcome(t, ch); o.Item.Resolution != pending.Withdrawn {
+	if o := outcome(t, ch); o.Item.Resolution != decisions.Withdrawn {
 		t.Fatalf("outcome %+v", o)
 	}
-	again, ok := b.Release(context.Background(), it.ID, pending.Desk, "")
-	if ok || again.Resolution != pending.Withdrawn {
+	again, ok := b.Release(context.Background(), it.ID, decisions.Desk, "")
+	if ok || again.Resolution != decisions.Withdrawn {
 		t.Fatalf("second release %+v %v", again, ok)
 	}
-	if _, ok := b.Release(context.Background(), "itm_nope", pending.Desk, ""); ok {
+	if _, ok := b.Release(context.Background(), "itm_nope", decisions.Desk, ""); ok {
 		t.Fatal("released an unknown item")
 	}
-	_, err := b.Decide(context.Background(), it.ID, pending.Decision{Verb: "allow", By: "device:d1"})
+	_, err := b.Decide(context.Background(), it.ID, decisions.Decision{Verb: "allow", By: "device:d1"})
 	if err == nil || err.Error() != "withdrawn: the agent stopped waiting" {
 		t.Fatalf("decide after withdrawal: %v", err)
 	}
@@ -659,14 +659,14 @@ func TestReleaseOnce(t *testing.T) {
 // A store that fails must not cost the user their decision.
 func TestStoreFailureKeepsDecision(t *testing.T) {
 	s := openStore(t, "")
-	b := pending.New(pending.Options{Persist: s})
+	b := decisions.New(decisions.Options{Persist: s})
 	it, ch := open(t, b, approval(sessA, "t1"))
 	s.Close()
-	got, err := b.Decide(context.Background(), it.ID, pending.Decision{Verb: "allow", By: "device:d1"})
-	if err != nil || got.Resolution != pending.Allowed {
+	got, err := b.Decide(context.Background(), it.ID, decisions.Decision{Verb: "allow", By: "device:d1"})
+	if err != nil || got.Resolution != decisions.Allowed {
 		t.Fatalf("decide with a closed store: %+v %v", got, err)
 	}
-	if o := outcome(t, ch); o.Item.Resolution != pending.Allowed {
+	if o := outcome(t, ch); o.Item.Resolution != decisions.Allowed {
 		t.Fatalf("outcome %+v", o)
 	}
 	// Opening still works, memory only.
@@ -678,11 +678,11 @@ func TestStoreFailureKeepsDecision(t *testing.T) {
 // A cancelled request still records its decision.
 func TestDecisionRecordedDespiteCancelledRequest(t *testing.T) {
 	s := openStore(t, "")
-	b := pending.New(pending.Options{Persist: s})
+	b := decisions.New(decisions.Options{Persist: s})
 	it, _ := open(t, b, approval(sessA, "t1"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := b.Decide(ctx, it.ID, pending.Decision{Verb: "deny", By: "device:d1"}); err != nil {
+	if _, err := b.Decide(ctx, it.ID, decisions.Decision{Verb: "deny", By: "device:d1"}); err != nil {
 		t.Fatal(err)
 	}
 	if r := storedRow(t, s, it.ID); r.Resolution != "denied" {
@@ -691,7 +691,7 @@ func TestDecisionRecordedDespiteCancelledRequest(t *testing.T) {
 }
 
 func TestCopiesAreIndependent(t *testing.T) {
-	b := pending.New(pending.Options{})
+	b := decisions.New(decisions.Options{})
 	in := question(sessA)
 	it, ch := open(t, b, in)
 	in.Input[0] = 'X'
@@ -701,7 +701,7 @@ func TestCopiesAreIndependent(t *testing.T) {
 	it.Can[0] = "deny"
 
 	answers := map[string]string{"Which database?": "Postgres", "Which extras?": "Auth"}
-	if _, err := b.Decide(context.Background(), it.ID, pending.Decision{Verb: "answer", Answers: answers, By: "device:d1"}); err != nil {
+	if _, err := b.Decide(context.Background(), it.ID, decisions.Decision{Verb: "answer", Answers: answers, By: "device:d1"}); err != nil {
 		t.Fatal(err)
 	}
 	answers["Which database?"] = "changed"
@@ -715,7 +715,7 @@ func TestCopiesAreIndependent(t *testing.T) {
 		got.Answers["Which database?"] != "Postgres" || got.Answers["Which extras?"] != "Auth" {
 		t.Fatalf("stored item was changed through a copy: %+v", got)
 	}
-	list := b.List(pending.Filter{})
+	list := b.List(decisions.Filter{})
 	list[0].Answers["Which database?"] = "changed"
 	if got, _ := b.Get(it.ID); got.Answers["Which database?"] != "Postgres" {
 		t.Fatal("List handed out shared answers")
@@ -726,15 +726,15 @@ func TestListFilterAndOrder(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); now = now.Add(time.Second); return now }
-	b := pending.New(pending.Options{Now: clock})
+	b := decisions.New(decisions.Options{Now: clock})
 	a1, _ := open(t, b, approval(sessA, "t1"))
 	q, _ := open(t, b, question(sessA))
 	b1, _ := open(t, b, approval(sessB, "t1"))
-	a1, err := b.Decide(context.Background(), a1.ID, pending.Decision{Verb: "allow", By: "device:d1"})
+	a1, err := b.Decide(context.Background(), a1.ID, decisions.Decision{Verb: "allow", By: "device:d1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := func(items []pending.Item) string {
+	ids := func(items []decisions.Item) string {
 		var s []string
 		for _, it := range items {
 			s = append(s, it.ID)
@@ -743,18 +743,18 @@ func TestListFilterAndOrder(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		f    pending.Filter
+		f    decisions.Filter
 		want []string
 	}{
-		{"all, newest first", pending.Filter{}, []string{b1.ID, q.ID, a1.ID}},
-		{"pending only", pending.Filter{PendingOnly: true}, []string{b1.ID, q.ID}},
-		{"questions", pending.Filter{Kind: pending.KindQuestion}, []string{q.ID}},
-		{"approvals of session A", pending.Filter{Kind: pending.KindApproval, Key: sessA}, []string{a1.ID}},
-		{"runtime only", pending.Filter{Key: session.Key{Runtime: "claude"}, Limit: 2}, []string{b1.ID, q.ID}},
-		{"limit", pending.Filter{Limit: 1}, []string{b1.ID}},
-		{"resolved at the bound", pending.Filter{ResolvedSince: a1.ResolvedAt}, []string{b1.ID, q.ID, a1.ID}},
+		{"all, newest first", decisions.Filter{}, []string{b1.ID, q.ID, a1.ID}},
+		{"pending only", decisions.Filter{PendingOnly: true}, []string{b1.ID, q.ID}},
+		{"questions", decisions.Filter{Kind: decisions.KindQuestion}, []string{q.ID}},
+		{"approvals of session A", decisions.Filter{Kind: decisions.KindApproval, Key: sessA}, []string{a1.ID}},
+		{"runtime only", decisions.Filter{Key: session.Key{Runtime: "claude"}, Limit: 2}, []string{b1.ID, q.ID}},
+		{"limit", decisions.Filter{Limit: 1}, []string{b1.ID}},
+		{"resolved at the bound", decisions.Filter{ResolvedSince: a1.ResolvedAt}, []string{b1.ID, q.ID, a1.ID}},
 		// b1 and q were created before the bound: waiting items pass whatever their age.
-		{"resolved before the bound", pending.Filter{ResolvedSince: a1.ResolvedAt.Add(time.Second)}, []string{b1.ID, q.ID}},
+		{"resolved before the bound", decisions.Filter{ResolvedSince: a1.ResolvedAt.Add(time.Second)}, []string{b1.ID, q.ID}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package approvals_test
+package hold_test
 
 import (
 	"bufio"
@@ -11,16 +11,16 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
-	. "paddock/internal/approvals"
+	"paddock/internal/decisions"
+	. "paddock/internal/decisions/hold"
 	"paddock/internal/hookstate"
-	"paddock/internal/pending"
 )
 
 // recorded returns the payloads of one event from a recording of the real
 // CLI (testdata/<cli>/hooks.jsonl, written by the proving ground).
 func recorded(t *testing.T, cli, event string) [][]byte {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", cli, "hooks.jsonl"))
+	f, err := os.Open(filepath.Join("..", "..", "..", "testdata", cli, "hooks.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,10 +46,10 @@ func recorded(t *testing.T, cli, event string) [][]byte {
 // hold runs one recorded decision event through a Service and a real
 // broker, decides it with d (or releases it with res), and returns the
 // item and what the hook would print.
-func hold(t *testing.T, runtime string, payload []byte, d *pending.Decision, res pending.Resolution) (pending.Item, []byte) {
+func hold(t *testing.T, runtime string, payload []byte, d *decisions.Decision, res decisions.Resolution) (decisions.Item, []byte) {
 	t.Helper()
 	ctx := t.Context()
-	b := pending.New(pending.Options{})
+	b := decisions.New(decisions.Options{})
 	s := newService(Options{Broker: b})
 	ev, err := decode(runtime, "PermissionRequest", payload)
 	if err != nil {
@@ -59,7 +59,7 @@ func hold(t *testing.T, runtime string, payload []byte, d *pending.Decision, res
 	if !ok || time.Until(until) <= 0 {
 		t.Fatalf("not held: %v %v", ok, until)
 	}
-	items := b.List(pending.Filter{PendingOnly: true})
+	items := b.List(decisions.Filter{PendingOnly: true})
 	if len(items) != 1 {
 		t.Fatalf("items %+v", items)
 	}
@@ -103,22 +103,22 @@ func TestClaudeApprovalEncodings(t *testing.T) {
 	_ = json.Unmarshal(bash, &in)
 	for _, tc := range []struct {
 		name      string
-		d         *pending.Decision
-		res       pending.Resolution
+		d         *decisions.Decision
+		res       decisions.Resolution
 		behavior  string
 		message   string
 		withPerms bool
 	}{
-		{"allow", &pending.Decision{Verb: pending.VerbAllow, By: "device:1"}, "", "allow", "", false},
-		{"always: the recorded suggestions back", &pending.Decision{Verb: pending.VerbAlways, By: "device:1"}, "", "allow", "", true},
-		{"deny with the user's words", &pending.Decision{Verb: pending.VerbDeny, Message: "not now", By: "device:1"}, "", "deny", "not now", false},
-		{"deny without words", &pending.Decision{Verb: pending.VerbDeny, By: "device:1"}, "", "deny", DenyMessage, false},
-		{"desk: no decision", nil, pending.Desk, "", "", false},
-		{"expired: no decision, never a deny", nil, pending.Expired, "", "", false},
+		{"allow", &decisions.Decision{Verb: decisions.VerbAllow, By: "device:1"}, "", "allow", "", false},
+		{"always: the recorded suggestions back", &decisions.Decision{Verb: decisions.VerbAlways, By: "device:1"}, "", "allow", "", true},
+		{"deny with the user's words", &decisions.Decision{Verb: decisions.VerbDeny, Message: "not now", By: "device:1"}, "", "deny", "not now", false},
+		{"deny without words", &decisions.Decision{Verb: decisions.VerbDeny, By: "device:1"}, "", "deny", DenyMessage, false},
+		{"desk: no decision", nil, decisions.Desk, "", "", false},
+		{"expired: no decision, never a deny", nil, decisions.Expired, "", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			it, out := hold(t, "claude", bash, tc.d, tc.res)
-			if it.Tool != "Bash" || it.Kind != pending.KindApproval || strings.Join(it.Can, ",") != "allow,deny,always" || it.Reason != "Append a line to mock_out.txt" {
+			if it.Tool != "Bash" || it.Kind != decisions.KindApproval || strings.Join(it.Can, ",") != "allow,deny,always" || it.Reason != "Append a line to mock_out.txt" {
 				t.Fatalf("item %+v", it)
 			}
 			if tc.behavior == "" {
@@ -148,9 +148,9 @@ func TestClaudeQuestionEncoding(t *testing.T) {
 			q = p
 		}
 	}
-	it, out := hold(t, "claude", q, &pending.Decision{Verb: pending.VerbAnswer, By: "device:1",
+	it, out := hold(t, "claude", q, &decisions.Decision{Verb: decisions.VerbAnswer, By: "device:1",
 		Answers: map[string]string{"Which color do you prefer?": "Blue"}}, "")
-	if it.Kind != pending.KindQuestion || len(it.Questions) != 1 || len(it.Questions[0].Options) != 2 || !it.FreeText {
+	if it.Kind != decisions.KindQuestion || len(it.Questions) != 1 || len(it.Questions[0].Options) != 2 || !it.FreeText {
 		t.Fatalf("item %+v", it)
 	}
 	o := parseOut(t, out).HookSpecificOutput.Decision
@@ -168,14 +168,14 @@ func TestClaudeQuestionEncoding(t *testing.T) {
 
 func TestCodexEncodingsNeverCarryUpdates(t *testing.T) {
 	p := recorded(t, "codex-0.169.0", "PermissionRequest")[0]
-	it, out := hold(t, "codex", p, &pending.Decision{Verb: pending.VerbAllow, By: "device:1"}, "")
+	it, out := hold(t, "codex", p, &decisions.Decision{Verb: decisions.VerbAllow, By: "device:1"}, "")
 	if strings.Join(it.Can, ",") != "allow,deny" {
 		t.Fatalf("codex can %v", it.Can)
 	}
 	if o := parseOut(t, out).HookSpecificOutput.Decision; o.Behavior != "allow" || len(o.UpdatedInput)+len(o.UpdatedPermissions) != 0 {
 		t.Fatalf("allow %s", out)
 	}
-	_, out = hold(t, "codex", p, &pending.Decision{Verb: pending.VerbDeny, Message: "no", By: "device:1"}, "")
+	_, out = hold(t, "codex", p, &decisions.Decision{Verb: decisions.VerbDeny, Message: "no", By: "device:1"}, "")
 	if o := parseOut(t, out).HookSpecificOutput.Decision; o.Behavior != "deny" || o.Message != "no" || len(o.UpdatedInput)+len(o.UpdatedPermissions) != 0 {
 		t.Fatalf("deny %s", out)
 	}
@@ -188,7 +188,7 @@ func TestCodexNotHeldWhenNobodyWatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range []Options{{Watching: func() bool { return false }}, {Holds: map[string]time.Duration{"codex": 0}}} {
-		o.Broker = pending.New(pending.Options{})
+		o.Broker = decisions.New(decisions.Options{})
 		if _, _, ok := newService(o).Hold(t.Context(), ev, p); ok {
 			t.Fatalf("held with %+v", o)
 		}
@@ -229,7 +229,7 @@ func TestDeskReleases(t *testing.T) {
 		{"the turn ended", func() (hookstate.Event, []byte) { return stop("") }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := pending.New(pending.Options{})
+			b := decisions.New(decisions.Options{})
 			s := newService(Options{Broker: b})
 			_, wait, ok := s.Hold(ctx, ev, bash)
 			if !ok {
@@ -239,8 +239,8 @@ func TestDeskReleases(t *testing.T) {
 			if _, _, held := s.Hold(ctx, e, p); held {
 				t.Fatal("a non-decision event held")
 			}
-			items := b.List(pending.Filter{})
-			if got := items[0].Resolution == pending.Desk; got != tc.release {
+			items := b.List(decisions.Filter{})
+			if got := items[0].Resolution == decisions.Desk; got != tc.release {
 				t.Fatalf("resolution %q, want released=%v", items[0].Resolution, tc.release)
 			}
 			if tc.release {
@@ -269,10 +269,10 @@ func TestPiGate(t *testing.T) {
 	}
 	ctx := t.Context()
 	bash, ev := call("bash", `{"command":"rm -rf build"}`)
-	if _, _, ok := newService(Options{Broker: pending.New(pending.Options{})}).Hold(ctx, ev, bash); ok {
+	if _, _, ok := newService(Options{Broker: decisions.New(decisions.Options{})}).Hold(ctx, ev, bash); ok {
 		t.Fatal("held without PiHold")
 	}
-	b := pending.New(pending.Options{})
+	b := decisions.New(decisions.Options{})
 	s := newService(Options{Broker: b, Holds: map[string]time.Duration{"pi": time.Minute}})
 	read, rev := call("read", `{"path":"/p/x"}`)
 	if _, _, ok := s.Hold(ctx, rev, read); ok {
@@ -280,16 +280,16 @@ func TestPiGate(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		verb, want string
-	}{{pending.VerbDeny, `{"block":true,"reason":"use make"}`}, {pending.VerbAllow, ""}} {
+	}{{decisions.VerbDeny, `{"block":true,"reason":"use make"}`}, {decisions.VerbAllow, ""}} {
 		_, wait, ok := s.Hold(ctx, ev, bash)
 		if !ok {
 			t.Fatal("bash not held")
 		}
-		its := b.List(pending.Filter{PendingOnly: true})
+		its := b.List(decisions.Filter{PendingOnly: true})
 		if len(its) != 1 || its[0].Tool != "bash" || its[0].ToolUseID != "call_1" || !SameJSON(its[0].Input, json.RawMessage(`{"command":"rm -rf build"}`)) {
 			t.Fatalf("items %+v", its)
 		}
-		if _, err := b.Decide(ctx, its[0].ID, pending.Decision{Verb: tc.verb, Message: "use make", By: "device:1"}); err != nil {
+		if _, err := b.Decide(ctx, its[0].ID, decisions.Decision{Verb: tc.verb, Message: "use make", By: "device:1"}); err != nil {
 			t.Fatal(err)
 		}
 		if out := string(wait(ctx)); out != tc.want {
@@ -308,18 +308,18 @@ func TestCursorEncodings(t *testing.T) {
 	for _, tc := range []struct {
 		name, event string
 		payload     []byte
-		d           *pending.Decision
-		res         pending.Resolution
+		d           *decisions.Decision
+		res         decisions.Resolution
 		want        string
 		tool        string
 	}{
-		{"shell allowed", "beforeShellExecution", shell, &pending.Decision{Verb: pending.VerbAllow, By: "device:1"}, "", `{"permission":"allow"}`, "Shell"},
-		{"shell denied", "beforeShellExecution", shell, &pending.Decision{Verb: pending.VerbDeny, Message: "not prod", By: "device:1"}, "",
+		{"shell allowed", "beforeShellExecution", shell, &decisions.Decision{Verb: decisions.VerbAllow, By: "device:1"}, "", `{"permission":"allow"}`, "Shell"},
+		{"shell denied", "beforeShellExecution", shell, &decisions.Decision{Verb: decisions.VerbDeny, Message: "not prod", By: "device:1"}, "",
 			`{"agent_message":"not prod","permission":"deny","user_message":"not prod"}`, "Shell"},
-		{"mcp expired", "beforeMCPExecution", mcp, nil, pending.Expired, `{"permission":"ask"}`, "deploy"},
+		{"mcp expired", "beforeMCPExecution", mcp, nil, decisions.Expired, `{"permission":"ask"}`, "deploy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := pending.New(pending.Options{})
+			b := decisions.New(decisions.Options{})
 			s := newService(Options{Broker: b})
 			ev, err := decode("cursor", tc.event, tc.payload)
 			if err != nil {
@@ -329,7 +329,7 @@ func TestCursorEncodings(t *testing.T) {
 			if !ok {
 				t.Fatal("not held")
 			}
-			it := b.List(pending.Filter{PendingOnly: true})[0]
+			it := b.List(decisions.Filter{PendingOnly: true})[0]
 			if it.Tool != tc.tool || strings.Join(it.Can, ",") != "allow,deny" {
 				t.Fatalf("item %+v", it)
 			}
@@ -357,20 +357,20 @@ func TestKimiDenyOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := newService(Options{Broker: pending.New(pending.Options{})}).Hold(t.Context(), ev, p); ok {
+	if _, _, ok := newService(Options{Broker: decisions.New(decisions.Options{})}).Hold(t.Context(), ev, p); ok {
 		t.Fatal("held without KimiHold")
 	}
 	for verb, want := range map[string]string{
-		pending.VerbDeny:  `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`,
-		pending.VerbAllow: "",
+		decisions.VerbDeny:  `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`,
+		decisions.VerbAllow: "",
 	} {
-		b := pending.New(pending.Options{})
+		b := decisions.New(decisions.Options{})
 		_, wait, ok := newService(Options{Broker: b, Holds: map[string]time.Duration{"kimi": time.Minute}}).Hold(t.Context(), ev, p)
 		if !ok {
 			t.Fatal("not held")
 		}
-		it := b.List(pending.Filter{PendingOnly: true})[0]
-		if _, err := b.Decide(t.Context(), it.ID, pending.Decision{Verb: verb, Message: "no", By: "device:1"}); err != nil {
+		it := b.List(decisions.Filter{PendingOnly: true})[0]
+		if _, err := b.Decide(t.Context(), it.ID, decisions.Decision{Verb: verb, Message: "no", By: "device:1"}); err != nil {
 			t.Fatal(err)
 		}
 		if got := string(wait(t.Context())); got != want {
@@ -404,20 +404,20 @@ func TestClaudeQuestionAtPreToolUse(t *testing.T) {
 		return b, ev
 	}
 	def, dev := decode("default")
-	if _, _, ok := newService(Options{Broker: pending.New(pending.Options{})}).Hold(t.Context(), dev, def); ok {
+	if _, _, ok := newService(Options{Broker: decisions.New(decisions.Options{})}).Hold(t.Context(), dev, def); ok {
 		t.Fatal("held in default mode (a PermissionRequest follows there)")
 	}
 	auto, aev := decode("auto")
-	if _, _, ok := newService(Options{Broker: pending.New(pending.Options{}), Watching: func() bool { return false }}).Hold(t.Context(), aev, auto); ok {
+	if _, _, ok := newService(Options{Broker: decisions.New(decisions.Options{}), Watching: func() bool { return false }}).Hold(t.Context(), aev, auto); ok {
 		t.Fatal("held with nobody watching")
 	}
-	b := pending.New(pending.Options{})
+	b := decisions.New(decisions.Options{})
 	_, wait, ok := newService(Options{Broker: b}).Hold(t.Context(), aev, auto)
 	if !ok {
 		t.Fatal("not held in auto mode")
 	}
-	it := b.List(pending.Filter{PendingOnly: true})[0]
-	if _, err := b.Decide(t.Context(), it.ID, pending.Decision{Verb: pending.VerbAnswer, By: "device:1",
+	it := b.List(decisions.Filter{PendingOnly: true})[0]
+	if _, err := b.Decide(t.Context(), it.ID, decisions.Decision{Verb: decisions.VerbAnswer, By: "device:1",
 		Answers: map[string]string{"Which color do you prefer?": "Blue"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -440,9 +440,9 @@ func TestClaudePlanCard(t *testing.T) {
 	p := []byte(`{"session_id":"s-plan","hook_event_name":"PermissionRequest","cwd":"/p","permission_mode":"plan","tool_name":"ExitPlanMode","tool_input":{"plan":"1. Add tests\n2. Fix the bug"}}`)
 	for _, tc := range []struct {
 		verb, behavior, message string
-	}{{pending.VerbAllow, "allow", ""}, {pending.VerbDeny, "deny", "The user wants you to keep planning."}} {
-		it, out := hold(t, "claude", p, &pending.Decision{Verb: tc.verb, By: "device:1"}, "")
-		if it.Kind != pending.KindPlan || strings.Join(it.Can, ",") != "allow,deny" {
+	}{{decisions.VerbAllow, "allow", ""}, {decisions.VerbDeny, "deny", "The user wants you to keep planning."}} {
+		it, out := hold(t, "claude", p, &decisions.Decision{Verb: tc.verb, By: "device:1"}, "")
+		if it.Kind != decisions.KindPlan || strings.Join(it.Can, ",") != "allow,deny" {
 			t.Fatalf("item %+v", it)
 		}
 		if o := parseOut(t, out).HookSpecificOutput.Decision; o.Behavior != tc.behavior || o.Message != tc.message {

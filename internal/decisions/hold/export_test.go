@@ -1,4 +1,4 @@
-package approvals
+package hold
 
 // SameJSON is sameJSON, for the external tests.
 var SameJSON = sameJSON

@@ -1,10 +1,10 @@
-package pending_test
+package decisions_test
 
 import (
 	"strings"
 	"testing"
 
-	"paddock/internal/pending"
+	"paddock/internal/decisions"
 )
 
 func TestSplitLabels(t *testing.T) {
@@ -36,11 +36,11 @@ func TestSplitLabels(t *testing.T) {
 		{extras, false, "Auth, Cache", "", false},
 		{extras, false, "", "", false},
 	} {
-		q := pending.Question{Question: "Q?", MultiSelect: tc.multi}
+		q := decisions.Question{Question: "Q?", MultiSelect: tc.multi}
 		for _, l := range tc.labels {
-			q.Options = append(q.Options, pending.Option{Label: l})
+			q.Options = append(q.Options, decisions.Option{Label: l})
 		}
-		got, ok := pending.SplitLabels(tc.answer, q)
+		got, ok := decisions.SplitLabels(tc.answer, q)
 		if strings.Join(got, "|") != tc.want || ok != tc.ok {
 			t.Errorf("SplitLabels(%q, %q, multi %v) = %q, %v; want %q, %v", tc.answer, tc.labels, tc.multi, got, ok, tc.want, tc.ok)
 		}
