@@ -15,7 +15,7 @@ import (
 
 	qrcode "github.com/skip2/go-qrcode"
 
-	"paddock/internal/hookrelay"
+	"paddock/internal/hookchannel"
 )
 
 // serveState is what a running serve tells the other commands (pair needs
@@ -25,13 +25,13 @@ type serveState struct {
 	HTTPSPort int      `json:"https_port"`
 	HTTPPort  int      `json:"http_port,omitempty"`
 	URLs      []string `json:"urls"`
-	// The hook listener, read by `paddock hook` (internal/hookrelay) on
+	// The hook listener, read by `paddock hook` (internal/hookchannel) on
 	// every agent event.
 	HookPort int    `json:"hook_port,omitempty"`
 	HookAddr string `json:"hook_addr,omitempty"`
 }
 
-const stateFile = hookrelay.StateFile
+const stateFile = hookchannel.StateFile
 
 func writeState(dir string, st serveState) error {
 	b, err := json.MarshalIndent(st, "", "  ")

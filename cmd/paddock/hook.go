@@ -15,9 +15,8 @@ import (
 
 	"paddock/internal/agent/registry"
 	"paddock/internal/config"
+	"paddock/internal/hookchannel"
 	"paddock/internal/hookinstall"
-	"paddock/internal/hookintake"
-	"paddock/internal/hookrelay"
 	"paddock/internal/hookstate"
 )
 
@@ -38,7 +37,7 @@ func hookStdin() io.Reader {
 	return os.Stdin
 }
 
-// cmdHook relays one hook event (internal/hookrelay). It prints nothing,
+// cmdHook relays one hook event (internal/hookchannel). It prints nothing,
 // except a decision paddock answered (an approval or an answer from the
 // phone, for the events that take one), the help text on -h,
 // and a one-line report on stderr under PADDOCK_HOOK_DEBUG=1 — never the
@@ -46,10 +45,10 @@ func hookStdin() io.Reader {
 func cmdHook(ctx context.Context, start time.Time, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	debug := getenv("PADDOCK_HOOK_DEBUG") != ""
 	agents := registry.Default()
-	a, err := hookrelay.ParseArgs(args, agents.Names()[0])
+	a, err := hookchannel.ParseArgs(args, agents.Names()[0])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, hookrelay.Usage)
+			fmt.Fprint(stderr, hookchannel.Usage)
 		} else if debug {
 			fmt.Fprintln(stderr, "paddock hook:", err)
 		}
@@ -60,7 +59,7 @@ func cmdHook(ctx context.Context, start time.Time, args []string, stdin io.Reade
 	} else if abs, err := filepath.Abs(a.DataDir); err == nil {
 		a.DataDir = abs
 	}
-	res := hookrelay.Run(ctx, hookrelay.Options{Args: a, Stdin: stdin, Getenv: getenv, Start: start, MayDecide: agents.MayDecide, AcceptDecision: true})
+	res := hookchannel.Relay(ctx, hookchannel.RelayOptions{Args: a, Stdin: stdin, Getenv: getenv, Start: start, MayDecide: agents.MayDecide, AcceptDecision: true})
 	if len(res.Output) > 0 && agents.MayDecide(a.Runtime, a.Event) {
 		_, _ = stdout.Write(res.Output)
 	}
@@ -78,30 +77,30 @@ func cmdHook(ctx context.Context, start time.Time, args []string, stdin io.Reade
 type hookListener struct {
 	ln     net.Listener
 	srv    *http.Server
-	intake *hookintake.Handler
+	intake *hookchannel.Handler
 	log    *slog.Logger
 }
 
 // openHookListener binds cfg.HookAddr (loopback only; empty: no listener)
 // and loads the hook secret, creating it on first start.
-func openHookListener(cfg config.Config, decoders hookstate.Decoders, sink hookintake.Sink, decider hookintake.Decider, log *slog.Logger) (*hookListener, error) {
+func openHookListener(cfg config.Config, decoders hookstate.Decoders, sink hookchannel.Sink, decider hookchannel.Decider, log *slog.Logger) (*hookListener, error) {
 	if cfg.HookAddr == "" {
 		return nil, nil
 	}
-	secret, replaced, err := hookintake.LoadOrCreateSecret(cfg.DataDir)
+	secret, replaced, err := hookchannel.LoadOrCreateSecret(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
 	if replaced {
 		log.Warn("the hook secret was readable by others and has been replaced; Claude http hooks installed with the old one need `paddock hooks install --claude-http` again")
 	}
-	ln, err := hookintake.Listen(cfg.HookAddr)
+	ln, err := hookchannel.Listen(cfg.HookAddr)
 	if err != nil {
 		return nil, fmt.Errorf("--hook-addr: %w", err)
 	}
 	h := &hookListener{ln: ln, log: log}
-	h.intake = hookintake.New(hookintake.Options{Secret: secret, Decoders: decoders, Sink: sink, Decider: decider, Logger: log})
-	// A held decision extends its own deadlines (hookintake.Handler.hold).
+	h.intake = hookchannel.NewHandler(hookchannel.HandlerOptions{Secret: secret, Decoders: decoders, Sink: sink, Decider: decider, Logger: log})
+	// A held decision extends its own deadlines (hookchannel.Handler.hold).
 	h.srv = &http.Server{Handler: h.intake, ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: 15 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}

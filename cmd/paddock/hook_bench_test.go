@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
-	"paddock/internal/hookintake"
+	"paddock/internal/hookchannel"
 	"paddock/internal/hookstate"
 )
 
@@ -51,12 +51,12 @@ func BenchmarkHookRelay(b *testing.B) {
 
 	b.Run("listener=up", func(b *testing.B) {
 		dir := b.TempDir()
-		secret, _, err := hookintake.LoadOrCreateSecret(dir)
+		secret, _, err := hookchannel.LoadOrCreateSecret(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
 		arrived := make(chan time.Time, 1)
-		intake := hookintake.New(hookintake.Options{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(hookstate.Event) {
+		intake := hookchannel.NewHandler(hookchannel.HandlerOptions{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(hookstate.Event) {
 			arrived <- time.Now()
 		})})
 		srv := httptest.NewServer(intake)
@@ -84,7 +84,7 @@ func BenchmarkHookRelay(b *testing.B) {
 	// Down as after a clean stop: serve removed its serve.json.
 	b.Run("listener=down", func(b *testing.B) {
 		dir := b.TempDir()
-		if _, _, err := hookintake.LoadOrCreateSecret(dir); err != nil {
+		if _, _, err := hookchannel.LoadOrCreateSecret(dir); err != nil {
 			b.Fatal(err)
 		}
 		wall := make([]time.Duration, 0, b.N)

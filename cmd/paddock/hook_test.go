@@ -18,8 +18,7 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
-	"paddock/internal/hookintake"
-	"paddock/internal/hookrelay"
+	"paddock/internal/hookchannel"
 	"paddock/internal/hookstate"
 )
 
@@ -77,7 +76,7 @@ func summarize(d []time.Duration) string {
 // whose hook listener is on port.
 func writeServeState(t *testing.T, dir string, port int) {
 	t.Helper()
-	if _, _, err := hookintake.LoadOrCreateSecret(dir); err != nil {
+	if _, _, err := hookchannel.LoadOrCreateSecret(dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeState(dir, serveState{PID: os.Getpid(), HookPort: port, HookAddr: fmt.Sprintf("127.0.0.1:%d", port)}); err != nil {
@@ -146,10 +145,10 @@ func TestHookFailOpen(t *testing.T) {
 					if r.code != 0 || r.stdout != "" || r.stderr != "" {
 						t.Fatalf("%s: exit %d, stdout %q, stderr %q", ev, r.code, r.stdout, r.stderr)
 					}
-					budget := hookrelay.Timeout
+					budget := hookchannel.Timeout
 					if ev == "PermissionRequest" {
 						// paddock may hold it: the listener gets longer to say so
-						budget = hookrelay.DecisionTimeout
+						budget = hookchannel.DecisionTimeout
 					}
 					if r.took > budget+time.Second {
 						t.Fatalf("%s took %v (budget %v)", ev, r.took, budget)
@@ -171,13 +170,13 @@ const decisionBody = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest"
 
 func TestHookDelivers(t *testing.T) {
 	dir := t.TempDir()
-	secret, _, err := hookintake.LoadOrCreateSecret(dir)
+	secret, _, err := hookchannel.LoadOrCreateSecret(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	var events []hookstate.Event
-	intake := hookintake.New(hookintake.Options{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(ev hookstate.Event) {
+	intake := hookchannel.NewHandler(hookchannel.HandlerOptions{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(ev hookstate.Event) {
 		mu.Lock()
 		events = append(events, ev)
 		mu.Unlock()
@@ -272,7 +271,7 @@ func TestServeHookEndToEnd(t *testing.T) {
 	if err != nil || st.HookPort == 0 || !strings.HasPrefix(st.HookAddr, "127.0.0.1:") {
 		t.Fatalf("serve.json: %+v %v", st, err)
 	}
-	fi, err := os.Stat(filepath.Join(srv.DataDir, hookintake.SecretFile))
+	fi, err := os.Stat(filepath.Join(srv.DataDir, hookchannel.SecretFile))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("hook.secret: %v %v", fi, err)
 	}
@@ -293,7 +292,7 @@ func TestServeHookEndToEnd(t *testing.T) {
 	})
 
 	req, _ := http.NewRequest("POST", "http://"+st.HookAddr+"/hook/claude/SessionStart", strings.NewReader(fmt.Sprintf(claudeSessionStart, "x")))
-	req.Header.Set(hookintake.SecretHeader, strings.Repeat("0", 64))
+	req.Header.Set(hookchannel.SecretHeader, strings.Repeat("0", 64))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -302,7 +301,7 @@ func TestServeHookEndToEnd(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("wrong secret: %d", resp.StatusCode)
 	}
-	if secret, _ := os.ReadFile(filepath.Join(srv.DataDir, hookintake.SecretFile)); strings.Contains(srv.stderr.String(), strings.TrimSpace(string(secret))) {
+	if secret, _ := os.ReadFile(filepath.Join(srv.DataDir, hookchannel.SecretFile)); strings.Contains(srv.stderr.String(), strings.TrimSpace(string(secret))) {
 		t.Fatal("the secret is in serve's log")
 	}
 

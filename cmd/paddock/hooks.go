@@ -13,8 +13,8 @@ import (
 
 	"paddock/internal/agent/registry"
 	"paddock/internal/config"
+	"paddock/internal/hookchannel"
 	"paddock/internal/hookinstall"
-	"paddock/internal/hookintake"
 )
 
 const hooksUsage = "usage: paddock hooks install|uninstall|status [--runtime R] [--dry-run]"
@@ -105,7 +105,7 @@ func cmdHooks(_ context.Context, args []string, stdout, stderr io.Writer, getenv
 // hooks (Claude Code's, the agent that has them). Only a real install creates the secret; a dry run or status
 // reads it, or shows a placeholder.
 func claudeHTTPOptions(o *hookinstall.Options, cfg config.Config, create bool) error {
-	addr, err := hookintake.LoopbackAddr(cfg.HookAddr)
+	addr, err := hookchannel.LoopbackAddr(cfg.HookAddr)
 	if err != nil {
 		return fmt.Errorf("--hook-addr: %w", err)
 	}
@@ -118,10 +118,10 @@ func claudeHTTPOptions(o *hookinstall.Options, cfg config.Config, create bool) e
 		if err := config.EnsureDataDir(cfg.DataDir); err != nil {
 			return err
 		}
-		o.Secret, _, err = hookintake.LoadOrCreateSecret(cfg.DataDir)
+		o.Secret, _, err = hookchannel.LoadOrCreateSecret(cfg.DataDir)
 		return err
 	}
-	if o.Secret, err = hookintake.ReadSecret(cfg.DataDir); err != nil {
+	if o.Secret, err = hookchannel.ReadSecret(cfg.DataDir); err != nil {
 		o.Secret = "<hook secret>"
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"paddock/internal/config"
-	"paddock/internal/hookintake"
+	"paddock/internal/hookchannel"
 )
 
 const testBin = "/opt/paddock/bin/paddock"
@@ -207,7 +207,7 @@ func TestHooksClaudeHTTPSecret(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("install --claude-http: %d\n%s%s", code, out, errs)
 	}
-	secret, err := hookintake.ReadSecret(filepath.Join(home, "data"))
+	secret, err := hookchannel.ReadSecret(filepath.Join(home, "data"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"paddock/internal/hookintake"
+	"paddock/internal/hookchannel"
 )
 
 // boardClients opens n board websockets to a running paddock, as n phones
@@ -153,7 +153,7 @@ func BenchmarkHookBurst(b *testing.B) {
 	srv := startServe(b, home)
 	api := newAPIClient(b, srv)
 	openBoards(b, srv, api, 20)
-	secret, err := hookintake.ReadSecret(srv.DataDir)
+	secret, err := hookchannel.ReadSecret(srv.DataDir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func BenchmarkHookBurst(b *testing.B) {
 					body := fmt.Sprintf(`{"session_id":"burst-%d","hook_event_name":%q,"cwd":%q,"prompt":"p%d","tool_name":"Bash","tool_use_id":"t%d","tool_input":{"command":"true"}}`,
 						s, ev, home, n, n/len(kinds))
 					req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-					req.Header.Set(hookintake.SecretHeader, secret)
+					req.Header.Set(hookchannel.SecretHeader, secret)
 					req.Header.Set("Content-Type", "application/json")
 					sent.Add(1)
 					resp, err := client.Do(req)

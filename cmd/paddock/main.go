@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"paddock/internal/hookrelay"
+	"paddock/internal/hookchannel"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -23,7 +23,7 @@ func main() {
 	// Agents run `paddock hook` on every event: it goes first, before any
 	// other setup, and always exits 0.
 	if len(os.Args) > 1 && os.Args[1] == "hook" {
-		os.Exit(hookMain(hookrelay.ProcessStart(time.Now()), os.Args[2:]))
+		os.Exit(hookMain(hookchannel.ProcessStart(time.Now()), os.Args[2:]))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)

@@ -116,7 +116,7 @@ func New(o Options) *Service {
 	}
 }
 
-// HookEvent takes one accepted hook event (hookintake.Sink). It only
+// HookEvent takes one accepted hook event (hookchannel.Sink). It only
 // queues it: the hook is answered at once and the owner applies it.
 func (s *Service) HookEvent(ctx context.Context, ev hookstate.Event) {
 	a := arrival{ev: ev, at: s.now()}

@@ -109,7 +109,7 @@ func (s *Service) host() Host {
 }
 
 // Hold opens an item for a decision event paddock answers from the phone
-// and returns the wait for its answer (hookintake.Decider).
+// and returns the wait for its answer (hookchannel.Decider).
 func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) (time.Time, func(context.Context) []byte, bool) {
 	p, ok := s.o.Policies[ev.Runtime]
 	if ok && p.Observe != nil {

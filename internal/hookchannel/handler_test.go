@@ -1,4 +1,4 @@
-package hookintake
+package hookchannel
 
 import (
 	"bufio"
@@ -41,7 +41,7 @@ func (c *collect) all() []hookstate.Event {
 func newHandler(t *testing.T) (*Handler, *collect) {
 	t.Helper()
 	c := &collect{}
-	return New(Options{Secret: testSecret, Decoders: decoders, Sink: c}), c
+	return NewHandler(HandlerOptions{Secret: testSecret, Decoders: decoders, Sink: c}), c
 }
 
 const sessionStart = `{"session_id":"14d07547","transcript_path":"/tmp/x.jsonl","cwd":"/tmp/proj","hook_event_name":"SessionStart","source":"startup","model":"m"}`
@@ -291,12 +291,12 @@ func TestNewPanicsWithoutSecret(t *testing.T) {
 			t.Fatal("no panic")
 		}
 	}()
-	New(Options{Sink: &collect{}})
+	NewHandler(HandlerOptions{Sink: &collect{}})
 }
 
 func TestRejectLogsNoSecret(t *testing.T) {
 	var logs bytes.Buffer
-	h := New(Options{Secret: testSecret, Decoders: decoders, Sink: &collect{}, Logger: newTextLogger(&logs)})
+	h := NewHandler(HandlerOptions{Secret: testSecret, Decoders: decoders, Sink: &collect{}, Logger: newTextLogger(&logs)})
 	for range 3 {
 		do(h, request{method: "POST", path: "/hook/claude", body: sessionStart, header: map[string]string{SecretHeader: testSecret + "x"}})
 	}

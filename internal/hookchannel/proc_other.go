@@ -1,6 +1,6 @@
 //go:build !linux
 
-package hookrelay
+package hookchannel
 
 import "os"
 

@@ -1,22 +1,4 @@
-// Package hookrelay is the client side of `paddock hook`, the command every
-// agent's hook configuration runs: it takes the hook payload (stdin, or the
-// last argument for Codex notify), adds what the agent leaves out (the
-// agent's pid, its parent, tty, terminal and tmux pane, paddock's terminal
-// id) under hookstate.RelayField, and posts it with the hook secret to the
-// loopback listener of a running `paddock serve` (internal/hookintake).
-//
-// It must never stall or disturb the agent. Whatever goes wrong — no serve
-// running, a stale serve.json, no secret, connection refused, no answer —
-// it gives up within Timeout (100 ms from the command's start) and the
-// command exits 0 with no output: the agent goes on as if paddock were not
-// there. It prints nothing at all for now; the hook of an event whose
-// stdout the agent would feed to the model (SessionStart,
-// UserPromptSubmit) never prints, whatever the server answers
-// (Options.MayDecide).
-// It never logs or prints the secret or the payload, and it stays cheap:
-// it reads two small files from the data dir and opens no database, no
-// certificate and no logger.
-package hookrelay
+package hookchannel
 
 import (
 	"bytes"
@@ -35,7 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"paddock/internal/hookintake"
 	"paddock/internal/hookstate"
 )
 
@@ -45,10 +26,6 @@ const Timeout = 100 * time.Millisecond
 
 // MaxPayload is the largest payload relayed; the listener takes no more.
 const MaxPayload = hookstate.MaxPayloadSize
-
-// StateFile is the file `paddock serve` writes in the data dir while it
-// runs (cmd/paddock's serveState); the relay reads its pid and hook port.
-const StateFile = "serve.json"
 
 // maxPreMain caps ProcessStart's estimate of the time before main.
 const maxPreMain = 50 * time.Millisecond
@@ -122,8 +99,8 @@ paddock may hold for the phone, which it then waits for and prints).
 PADDOCK_HOOK_DEBUG=1 reports on stderr what it did.
 `
 
-// Options are one relay run.
-type Options struct {
+// RelayOptions are one relay run.
+type RelayOptions struct {
 	Args
 	Stdin  io.Reader           // the payload when Args.Payload is nil; nil reads as empty
 	Getenv func(string) string // default os.Getenv
@@ -172,8 +149,8 @@ var (
 	ErrTooLarge   = errors.New("payload too large")
 )
 
-// Run relays one event. It returns within the budget whatever happens.
-func Run(ctx context.Context, o Options) (res Result) {
+// Relay relays one event. It returns within the budget whatever happens.
+func Relay(ctx context.Context, o RelayOptions) (res Result) {
 	if o.Start.IsZero() {
 		o.Start = time.Now()
 	}
@@ -224,7 +201,7 @@ func Run(ctx context.Context, o Options) (res Result) {
 	}
 	body := withRelay(payload, relayInfo(o))
 
-	u := "http://" + addr + hookintake.PathPrefix + url.PathEscape(o.Runtime)
+	u := "http://" + addr + PathPrefix + url.PathEscape(o.Runtime)
 	if o.Event != "" {
 		u += "/" + url.PathEscape(o.Event)
 	}
@@ -232,7 +209,7 @@ func Run(ctx context.Context, o Options) (res Result) {
 	if err != nil {
 		return Result{Err: fmt.Errorf("request: %w", err)}
 	}
-	req.Header.Set(hookintake.SecretHeader, secret)
+	req.Header.Set(SecretHeader, secret)
 	req.Header.Set("Content-Type", "application/json")
 	// One request, no proxy (the environment's HTTP_PROXY must never see
 	// the secret), no redirects, no connection kept.
@@ -253,7 +230,7 @@ func Run(ctx context.Context, o Options) (res Result) {
 		return res
 	}
 	if o.AcceptDecision && resp.StatusCode == http.StatusOK && o.mayDecide() {
-		if hold, ok := holdFor(resp.Header.Get(hookintake.HoldHeader)); ok && budget.Stop() {
+		if hold, ok := holdFor(resp.Header.Get(HoldHeader)); ok && budget.Stop() {
 			// The listener holds the event for the phone: wait for its
 			// answer, no longer than it said. The agent may give up first
 			// (its own timeout) and kill this process: that is fine.
@@ -280,7 +257,7 @@ func holdFor(v string) (time.Duration, bool) {
 	return min(time.Duration(n)*time.Second, maxHold), true
 }
 
-func (o Options) mayDecide() bool { return o.MayDecide != nil && o.MayDecide(o.Runtime, o.Event) }
+func (o RelayOptions) mayDecide() bool { return o.MayDecide != nil && o.MayDecide(o.Runtime, o.Event) }
 
 // readPayload reads stdin to its end, within the budget. An oversized
 // payload is drained (so the agent's write completes) and dropped.
@@ -343,11 +320,11 @@ func locate(dataDir string) (addr, secret string, err error) {
 	addr = fmt.Sprintf("127.0.0.1:%d", st.HookPort)
 	if st.HookAddr != "" {
 		// never anywhere but loopback, whatever the file says
-		if addr, err = hookintake.LoopbackAddr(st.HookAddr); err != nil {
+		if addr, err = LoopbackAddr(st.HookAddr); err != nil {
 			return "", "", err
 		}
 	}
-	secret, err = hookintake.ReadSecret(dataDir)
+	secret, err = ReadSecret(dataDir)
 	if err != nil {
 		return "", "", err
 	}
@@ -355,7 +332,7 @@ func locate(dataDir string) (addr, secret string, err error) {
 }
 
 // relayInfo is what the relay adds to the payload.
-func relayInfo(o Options) hookstate.RelayInfo {
+func relayInfo(o RelayOptions) hookstate.RelayInfo {
 	p := o.Process()
 	env := func(k string) string { return clip(o.Getenv(k)) }
 	return hookstate.RelayInfo{

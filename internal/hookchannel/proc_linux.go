@@ -1,4 +1,4 @@
-package hookrelay
+package hookchannel
 
 import (
 	"paddock/internal/proc"

@@ -1,4 +1,4 @@
-package hookintake
+package hookchannel
 
 import (
 	"net/http"
@@ -19,7 +19,7 @@ func FuzzHandler(f *testing.F) {
 	f.Add("cursor", "stop", `{"conversation_id":"c","hook_event_name":"stop","paddock":[1]}`, true)
 	f.Add("claude", "Stop", "\x00\xff{", false)
 	f.Add("x/y", "%zz", `[]`, true)
-	h := New(Options{Secret: testSecret, Decoders: decoders, Sink: &collect{}})
+	h := NewHandler(HandlerOptions{Secret: testSecret, Decoders: decoders, Sink: &collect{}})
 	want := map[int]bool{204: true, 400: true, 401: true, 403: true, 404: true, 405: true, 413: true}
 	n := uint64(0)
 	f.Fuzz(func(t *testing.T, runtime, event, body string, authed bool) {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package hookrelay
+package hookchannel
 
 // processAlive cannot check cheaply here; the connection attempt decides.
 func processAlive(int) bool { return true }

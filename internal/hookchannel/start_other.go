@@ -1,6 +1,6 @@
 //go:build !unix
 
-package hookrelay
+package hookchannel
 
 import "time"
 

@@ -1,4 +1,4 @@
-package hookintake
+package hookchannel
 
 import (
 	"crypto/rand"

@@ -1,4 +1,4 @@
-package hookrelay
+package hookchannel
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
-	"paddock/internal/hookintake"
 	"paddock/internal/hookstate"
 )
 
@@ -79,7 +78,7 @@ func TestWithRelay(t *testing.T) {
 func fakeServe(t *testing.T, port int, pid int) string {
 	t.Helper()
 	dir := t.TempDir()
-	if _, _, err := hookintake.LoadOrCreateSecret(dir); err != nil {
+	if _, _, err := LoadOrCreateSecret(dir); err != nil {
 		t.Fatal(err)
 	}
 	st := fmt.Sprintf(`{"pid":%d,"https_port":1,"urls":[],"hook_port":%d,"hook_addr":"127.0.0.1:%d"}`, pid, port, port)
@@ -168,7 +167,7 @@ func TestFailOpen(t *testing.T) {
 		{"stale serve.json", func(t *testing.T) string { return fakeServe(t, silentPort(t), deadPID) }, ErrStale},
 		{"no secret", func(t *testing.T) string {
 			d := fakeServe(t, closedPort(t), os.Getpid())
-			os.Remove(filepath.Join(d, hookintake.SecretFile))
+			os.Remove(filepath.Join(d, SecretFile))
 			return d
 		}, os.ErrNotExist},
 		{"hook_addr not loopback", func(t *testing.T) string {
@@ -196,7 +195,7 @@ func TestFailOpen(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := c.dataDir(t)
 			start := time.Now()
-			res := Run(context.Background(), Options{
+			res := Relay(context.Background(), RelayOptions{
 				Args:  Args{Runtime: "claude", Event: "SessionStart", DataDir: dir},
 				Stdin: strings.NewReader(payload), Start: start, MayDecide: mayDecide, AcceptDecision: true,
 			})
@@ -219,7 +218,7 @@ func TestFailOpen(t *testing.T) {
 }
 
 func secretOf(dir string) string {
-	s, _ := hookintake.ReadSecret(dir)
+	s, _ := ReadSecret(dir)
 	return s
 }
 
@@ -229,7 +228,7 @@ func TestStdinNeverCloses(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	start := time.Now()
-	res := Run(context.Background(), Options{Args: Args{Runtime: "claude", DataDir: t.TempDir()}, Stdin: pr, Start: start})
+	res := Relay(context.Background(), RelayOptions{Args: Args{Runtime: "claude", DataDir: t.TempDir()}, Stdin: pr, Start: start})
 	if took := time.Since(start); took > bound || !errors.Is(res.Err, context.DeadlineExceeded) {
 		t.Fatalf("took %v: %v", took, res.Err)
 	}
@@ -238,12 +237,12 @@ func TestStdinNeverCloses(t *testing.T) {
 func TestOversizeAndEmptyPayloads(t *testing.T) {
 	dir := fakeServe(t, closedPort(t), os.Getpid())
 	huge := strings.NewReader(`{"x":"` + strings.Repeat("a", MaxPayload) + `"}`)
-	res := Run(context.Background(), Options{Args: Args{Runtime: "claude", DataDir: dir}, Stdin: huge, Timeout: 5 * time.Second})
+	res := Relay(context.Background(), RelayOptions{Args: Args{Runtime: "claude", DataDir: dir}, Stdin: huge, Timeout: 5 * time.Second})
 	if !errors.Is(res.Err, ErrTooLarge) || huge.Len() != 0 {
 		t.Fatalf("oversize: %v, %d bytes left unread", res.Err, huge.Len())
 	}
 	for _, in := range []io.Reader{nil, strings.NewReader(""), strings.NewReader(" \n")} {
-		if res := Run(context.Background(), Options{Args: Args{Runtime: "claude", DataDir: dir}, Stdin: in}); !errors.Is(res.Err, ErrNoPayload) {
+		if res := Relay(context.Background(), RelayOptions{Args: Args{Runtime: "claude", DataDir: dir}, Stdin: in}); !errors.Is(res.Err, ErrNoPayload) {
 			t.Fatalf("empty payload: %v", res.Err)
 		}
 	}
@@ -257,11 +256,11 @@ func TestDelivers(t *testing.T) {
 	var paths []string
 	sink := sinkFunc(func(ev hookstate.Event) { mu.Lock(); got = append(got, ev); mu.Unlock() })
 	dir := t.TempDir()
-	secret, _, err := hookintake.LoadOrCreateSecret(dir)
+	secret, _, err := LoadOrCreateSecret(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	intake := hookintake.New(hookintake.Options{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sink})
+	intake := NewHandler(HandlerOptions{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sink})
 	port := listener(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		paths = append(paths, r.URL.EscapedPath())
@@ -273,7 +272,7 @@ func TestDelivers(t *testing.T) {
 	env := map[string]string{"PADDOCK_TERMINAL_ID": "term-42", "TERM_PROGRAM": "iTerm.app", "TMUX_PANE": "%7", "CLAUDE_CODE_PARENT_SESSION_ID": "parent-1"}
 	var took []time.Duration
 	for i := range 20 {
-		res := Run(context.Background(), Options{
+		res := Relay(context.Background(), RelayOptions{
 			Args:    Args{Runtime: "claude", Event: "SessionStart", DataDir: dir},
 			Stdin:   strings.NewReader(payload),
 			Getenv:  func(k string) string { return env[k] },
@@ -289,7 +288,7 @@ func TestDelivers(t *testing.T) {
 	t.Logf("relay in-process with the listener up: p50 %v, max %v over %d runs", took[len(took)/2], took[len(took)-1], len(took))
 
 	// Codex notify: payload from argv, no event in the payload
-	res := Run(context.Background(), Options{Args: Args{Runtime: "codex", Event: "notify", DataDir: dir,
+	res := Relay(context.Background(), RelayOptions{Args: Args{Runtime: "codex", Event: "notify", DataDir: dir,
 		Payload: []byte(`{"type":"agent-turn-complete","thread-id":"t-1","turn-id":"u"}`)}})
 	if !res.Delivered {
 		t.Fatalf("notify: %+v", res)
@@ -333,7 +332,7 @@ func TestNoStdoutRule(t *testing.T) {
 	for _, rt := range registry.Default().Decoders().Names() {
 		for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PermissionRequest", "PreToolUse", "Stop", "", "beforeShellExecution", "tool_call", "session_start", "input"} {
 			for _, accept := range []bool{false, true} {
-				res := Run(context.Background(), Options{Args: Args{Runtime: rt, Event: ev, DataDir: dir}, Stdin: strings.NewReader(payload), MayDecide: mayDecide, AcceptDecision: accept})
+				res := Relay(context.Background(), RelayOptions{Args: Args{Runtime: rt, Event: ev, DataDir: dir}, Stdin: strings.NewReader(payload), MayDecide: mayDecide, AcceptDecision: accept})
 				if !res.Delivered {
 					t.Fatalf("%s %s: %+v", rt, ev, res)
 				}
@@ -403,7 +402,7 @@ func TestAsyncRunsGetALongerBudget(t *testing.T) {
 	}))
 	dir := fakeServe(t, port, os.Getpid())
 	run := func(async bool) Result {
-		return Run(context.Background(), Options{
+		return Relay(context.Background(), RelayOptions{
 			Args:    Args{Runtime: "opencode", Event: "session.status", DataDir: dir, Async: async},
 			Stdin:   strings.NewReader(`{"type":"session.status","properties":{"sessionID":"s"}}`),
 			Process: func() Process { return Process{PID: 1} },
@@ -458,11 +457,11 @@ func TestHeldDecision(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.decider.hungUp = make(chan struct{})
 			dir := t.TempDir()
-			secret, _, err := hookintake.LoadOrCreateSecret(dir)
+			secret, _, err := LoadOrCreateSecret(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			intake := hookintake.New(hookintake.Options{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(hookstate.Event) {}), Decider: tc.decider})
+			intake := NewHandler(HandlerOptions{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(hookstate.Event) {}), Decider: tc.decider})
 			port := listener(t, intake)
 			os.WriteFile(filepath.Join(dir, StateFile), fmt.Appendf(nil, `{"pid":%d,"hook_port":%d}`, os.Getpid(), port), 0o600)
 			ctx := context.Background()
@@ -471,7 +470,7 @@ func TestHeldDecision(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tc.ctxFor)
 				defer cancel()
 			}
-			res := Run(ctx, Options{Args: Args{Runtime: "claude", Event: "PermissionRequest", DataDir: dir,
+			res := Relay(ctx, RelayOptions{Args: Args{Runtime: "claude", Event: "PermissionRequest", DataDir: dir,
 				Payload: []byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`)},
 				MayDecide: mayDecide, AcceptDecision: true})
 			if !res.Delivered || string(res.Output) != string(tc.want) {
@@ -485,7 +484,7 @@ func TestHeldDecision(t *testing.T) {
 				}
 			}
 			// Events that take no decision are not held and print nothing.
-			res = Run(context.Background(), Options{Args: Args{Runtime: "claude", Event: "SessionStart", DataDir: dir,
+			res = Relay(context.Background(), RelayOptions{Args: Args{Runtime: "claude", Event: "SessionStart", DataDir: dir,
 				Payload: []byte(`{"session_id":"s1","hook_event_name":"SessionStart"}`)}, MayDecide: mayDecide, AcceptDecision: true})
 			if res.Status != http.StatusNoContent || res.Output != nil {
 				t.Fatalf("SessionStart: %+v", res)
@@ -508,13 +507,13 @@ func TestDecisionEventsWaitLongerForTheHold(t *testing.T) {
 	decision := []byte(`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`)
 	d := &slowDecider{holdDecider{delay: 50 * time.Millisecond, body: decision, hungUp: make(chan struct{})}}
 	dir := t.TempDir()
-	secret, _, err := hookintake.LoadOrCreateSecret(dir)
+	secret, _, err := LoadOrCreateSecret(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := listener(t, hookintake.New(hookintake.Options{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(hookstate.Event) {}), Decider: d}))
+	port := listener(t, NewHandler(HandlerOptions{Secret: secret, Decoders: registry.Default().Decoders(), Sink: sinkFunc(func(hookstate.Event) {}), Decider: d}))
 	os.WriteFile(filepath.Join(dir, StateFile), fmt.Appendf(nil, `{"pid":%d,"hook_port":%d}`, os.Getpid(), port), 0o600)
-	res := Run(context.Background(), Options{Args: Args{Runtime: "claude", Event: "PermissionRequest", DataDir: dir,
+	res := Relay(context.Background(), RelayOptions{Args: Args{Runtime: "claude", Event: "PermissionRequest", DataDir: dir,
 		Payload: []byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`)},
 		MayDecide: mayDecide, AcceptDecision: true})
 	if !res.Delivered || string(res.Output) != string(decision) {

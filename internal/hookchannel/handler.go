@@ -1,26 +1,4 @@
-// Package hookintake is the receiving end of agent hooks: the handler of
-// paddock's loopback hook listener. Events arrive from `paddock hook` (the
-// relay, internal/hookrelay) or straight from Claude Code's "type":"http"
-// hooks, as POST /hook/{runtime}[/{event}] with the per-install secret in
-// the X-Paddock-Secret header.
-//
-// It must never trust what it is sent: the secret is compared in constant
-// time, bodies are bounded, each payload is validated by hookstate.Decode,
-// and every rejection gets a clear status and is counted, never a panic.
-// It never writes a body on success: Claude feeds a hook's answer to
-// UserPromptSubmit (and SessionStart) to the model, so an accepted event is
-// a bare 204. It never logs the secret or payload content (prompts, tool
-// inputs): only names, kinds, ids and counts.
-//
-// What is done with an event is the Sink's business: serve hands every
-// event to internal/live, the owner of the live state. An event that can
-// carry a decision (a permission prompt, an agent's question) may be held
-// by the Decider while the user answers on the phone: the listener then
-// answers at once with the headers (200 and HoldHeader, so a relay knows to
-// wait) and sends the decision as the body when it comes — or an empty
-// body, "no decision", when the hold ends, and the agent's own prompt takes
-// over.
-package hookintake
+package hookchannel
 
 import (
 	"context"
@@ -41,30 +19,6 @@ import (
 
 	"paddock/internal/hookstate"
 )
-
-// Protocol: what the relay and Claude's http hooks send.
-const (
-	// SecretHeader carries the per-install secret (the content of SecretFile).
-	SecretHeader = "X-Paddock-Secret"
-	// PathPrefix is followed by the runtime and, optionally, "/" and the
-	// event name the hook was installed under.
-	PathPrefix = "/hook/"
-	// MaxBody is the largest payload accepted: hookstate's own limit.
-	MaxBody = hookstate.MaxPayloadSize
-)
-
-// Headers a Claude http hook sends (hookinstall writes them with
-// $VARIABLE values Claude expands from its environment); the relay puts
-// the same facts into the payload instead.
-const (
-	headerTerminalID  = "X-Paddock-Terminal-Id"
-	headerTmuxPane    = "X-Paddock-Tmux-Pane"
-	headerTermProgram = "X-Paddock-Term-Program"
-)
-
-// HoldHeader tells the relay that the listener holds the event for a
-// decision: the body follows within the number of seconds it gives.
-const HoldHeader = "X-Paddock-Hold"
 
 // Decider holds the events paddock decides from the phone. Hold is called
 // for every accepted event, after the Sink, on the request's goroutine,
@@ -101,8 +55,8 @@ const (
 var reasons = []Reason{ReasonBadHost, ReasonUnauthorized, ReasonNotFound, ReasonMethod,
 	ReasonUnknownRuntime, ReasonTooLarge, ReasonReadError, ReasonMalformed}
 
-// Options configure a Handler.
-type Options struct {
+// HandlerOptions configure a Handler.
+type HandlerOptions struct {
 	Secret string // required: the content of SecretFile
 	Sink   Sink   // required
 	// Decoders read each agent's payloads (required): /hook/{runtime}
@@ -138,11 +92,11 @@ type Handler struct {
 // the rest go to debug, so a misbehaving client cannot flood the log.
 const warnEvery = time.Minute
 
-// New returns the handler; it panics on a missing secret or sink, which
+// NewHandler returns the handler; it panics on a missing secret or sink, which
 // is a wiring bug, not an input.
-func New(o Options) *Handler {
+func NewHandler(o HandlerOptions) *Handler {
 	if o.Secret == "" || o.Sink == nil || len(o.Decoders) == 0 {
-		panic("hookintake: New needs a Secret, a Sink and Decoders")
+		panic("hookchannel: NewHandler needs a Secret, a Sink and Decoders")
 	}
 	h := &Handler{
 		secret:   sha256.Sum256([]byte(o.Secret)),
