@@ -17,7 +17,7 @@ import (
 	"paddock/internal/agentenv"
 	"paddock/internal/agenttest"
 	"paddock/internal/mockmodel"
-	"paddock/internal/proc"
+	"paddock/internal/procscan"
 )
 
 // TestHostedClaudeEndToEnd starts a real Claude Code session from paddock's
@@ -245,10 +245,10 @@ func killHostedTmux(t *testing.T, dataDir string) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for _, pid := range pids {
-		for proc.Alive(pid) && time.Now().Before(deadline) {
+		for procscan.Alive(pid) && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
-		if proc.Alive(pid) {
+		if procscan.Alive(pid) {
 			t.Logf("agent %d still alive after its tmux server ended; killing it", pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

@@ -1,7 +1,7 @@
 package hookchannel
 
 import (
-	"paddock/internal/proc"
+	"paddock/internal/procscan"
 
 	"bytes"
 	"os"
@@ -24,7 +24,7 @@ func ProbeProcess() Process {
 	p := Process{PID: pid}
 	if ok {
 		p.PPID = st.ppid
-		p.TTY = proc.TTYName(pid, uint64(st.ttyNr))
+		p.TTY = procscan.TTYName(pid, uint64(st.ttyNr))
 	}
 	return p
 }

@@ -31,7 +31,7 @@ import (
 	"paddock/internal/hookstate"
 	"paddock/internal/launch"
 	"paddock/internal/live"
-	"paddock/internal/proc"
+	"paddock/internal/procscan"
 	"paddock/internal/screendialog"
 	"paddock/internal/session"
 	"paddock/internal/tmux"
@@ -736,14 +736,14 @@ func (m *Manager) close(ctx context.Context, t *terminal) error {
 	// Closing the window hangs the agent up; one that does not exit soon
 	// is killed.
 	deadline := time.Now().Add(killGrace)
-	for proc.Alive(t.pane.PID) && time.Now().Before(deadline) {
+	for procscan.Alive(t.pane.PID) && time.Now().Before(deadline) {
 		if err := sleep(ctx, 20*time.Millisecond); err != nil {
 			break
 		}
 	}
-	if proc.Alive(t.pane.PID) {
+	if procscan.Alive(t.pane.PID) {
 		m.log.Warn("hosted agent ignored its hang-up; killing it", "terminal", t.id, "pid", t.pane.PID)
-		_ = proc.Kill(t.pane.PID)
+		_ = kill(t.pane.PID)
 	}
 	m.drop(ctx, t)
 	return nil
@@ -1093,7 +1093,7 @@ func (m *Manager) Health(ctx context.Context, c live.Card, now time.Time) (Healt
 		return h, err
 	}
 	h.Window, h.Alive, h.Command = true, !in.Dead, in.Command
-	h.AgentRunning = !in.Dead && proc.Alive(t.pane.PID)
+	h.AgentRunning = !in.Dead && procscan.Alive(t.pane.PID)
 	if in.Activity.After(h.LastActivity) {
 		h.LastActivity = in.Activity
 	}

@@ -3,7 +3,7 @@
 package procscan_test
 
 import (
-	pidproc "paddock/internal/proc"
+	"paddock/internal/procscan"
 	. "paddock/internal/procscan"
 
 	"context"
@@ -107,7 +107,7 @@ func TestAgentsFindsRenamedProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := pidproc.TTYName(os.Getpid(), s.TTYNr(os.Getpid())); a.TTY != want || a.Interactive != (want != "") {
+	if want := procscan.TTYName(os.Getpid(), s.TTYNr(os.Getpid())); a.TTY != want || a.Interactive != (want != "") {
 		t.Fatalf("tty %q interactive %v; want tty %q", a.TTY, a.Interactive, want)
 	}
 	ticks, err := strconv.ParseUint(a.StartTicks, 10, 64)

@@ -3,8 +3,6 @@
 package procscan
 
 import (
-	pidproc "paddock/internal/proc"
-
 	"bytes"
 	"context"
 	"fmt"
@@ -197,7 +195,7 @@ func (s *Snapshot) Agents(ctx context.Context, m *Matcher) ([]AgentProcess, erro
 			Runtime:      inv.Runtime,
 			Argv:         argv,
 			ArgsHidden:   inv.ArgsHidden,
-			TTY:          pidproc.TTYName(pid, p.ttyNr),
+			TTY:          TTYName(pid, p.ttyNr),
 			StartTicks:   strconv.FormatUint(p.startTicks, 10),
 			ArgSessionID: inv.SessionID,
 			Inner:        inner[pid],

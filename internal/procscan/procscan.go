@@ -12,8 +12,13 @@
 // read is each agent's CLI, given as data to a Matcher; procscan keeps the
 // mechanism (interpreters, launchers, flag kinds, the process table).
 //
-// It only reads: it never signals, traces or writes to a process, and keeps
-// no package-level state. Agent discovery needs /proc (Linux); elsewhere it
+// It also answers the two questions asked of a single pid (Alive,
+// StartTicks, TTYName), which the relay, the scanners and hosting ask
+// without a whole Snapshot.
+//
+// It only reads: it never signals (beyond the null signal 0 that tests a
+// pid for existence), traces or writes to a process, and keeps no
+// package-level state. Agent discovery needs /proc (Linux); elsewhere it
 // reports ErrUnsupported, and the memory questions fall back to gopsutil.
 package procscan
 
@@ -202,7 +207,7 @@ type AgentProcess struct {
 	TTY string
 	// StartTicks is the start time in clock ticks after boot, as the
 	// decimal string of /proc/<pid>/stat field 22: the same string
-	// internal/proc.StartTicks returns and Claude Code records as
+	// StartTicks returns and Claude Code records as
 	// procStart. With PID it names the process even after pid reuse.
 	StartTicks string
 	Started    time.Time

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"paddock/internal/proc"
+	"paddock/internal/procscan"
 )
 
 // Info is what the server says about one pane.
@@ -203,7 +203,7 @@ func (s *Server) query(ctx context.Context, cmd command) ([]Info, error) {
 func settle(infos []Info) (nudged bool) {
 	for i := range infos {
 		in := &infos[i]
-		if in.Exit.Known || in.PID <= 0 || proc.Alive(in.PID) {
+		if in.Exit.Known || in.PID <= 0 || procscan.Alive(in.PID) {
 			continue
 		}
 		in.Dead = true

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/proc"
+	"paddock/internal/procscan"
 	"paddock/internal/session"
 )
 
@@ -19,7 +19,7 @@ import (
 // are never listed; those whose directory is gone are listed only when
 // KeepMissingCwd is set or Claude still runs them (seed 002 §6, §7.4).
 func TestCwdFilters(t *testing.T) {
-	if !proc.Alive(os.Getpid()) {
+	if !procscan.Alive(os.Getpid()) {
 		t.Skip("this OS cannot tell that a process runs")
 	}
 	dir := t.TempDir()

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"paddock/internal/history/historytest"
-	"paddock/internal/proc"
+	"paddock/internal/procscan"
 	"paddock/internal/session"
 )
 
@@ -146,7 +146,7 @@ func TestDeleteLive(t *testing.T) {
 	}
 	dir, ids := recordedDir(t, claudeRecordings(t)[0])
 	self := os.Getpid()
-	start, err := proc.StartTicks(self)
+	start, err := procscan.StartTicks(self)
 	if err != nil {
 		t.Fatal(err)
 	}

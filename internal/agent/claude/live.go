@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"paddock/internal/proc"
+	"paddock/internal/procscan"
 )
 
 // pidFile is one ~/.claude/sessions/<pid>.json: Claude Code writes it while
@@ -99,13 +99,13 @@ func str(v any) string {
 // other process since a crash. Registry files without procStart (older
 // Claude versions) can only be checked for a living pid.
 func (p pidFile) live() bool {
-	if !proc.Alive(p.pid) {
+	if !procscan.Alive(p.pid) {
 		return false
 	}
 	if p.procStart == "" {
 		return true
 	}
-	start, err := proc.StartTicks(p.pid)
+	start, err := procscan.StartTicks(p.pid)
 	return err == nil && start == p.procStart
 }
 

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"paddock/internal/proc"
+	"paddock/internal/procscan"
 	"paddock/internal/sharedtest"
 )
 
@@ -54,7 +54,7 @@ func TestLiveness(t *testing.T) {
 		t.Fatal(err)
 	}
 	self := os.Getpid()
-	start, err := proc.StartTicks(self)
+	start, err := procscan.StartTicks(self)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestLivenessRecordedPidFile(t *testing.T) {
 	if err := json.Unmarshal(raw, &reg); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := proc.StartTicks(reg.PID); proc.Alive(reg.PID) && got == reg.ProcStart {
+	if got, _ := procscan.StartTicks(reg.PID); procscan.Alive(reg.PID) && got == reg.ProcStart {
 		t.Skip("the recorded pid and start time happen to match a process here")
 	}
 	dir := t.TempDir()

@@ -1,6 +1,6 @@
 //go:build unix
 
-package proc
+package procscan
 
 import (
 	"errors"
@@ -17,12 +17,4 @@ func signalZero(pid int) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// Kill sends SIGKILL to pid (a positive pid only: never a process group).
-func Kill(pid int) error {
-	if pid <= 0 {
-		return errors.New("proc: refusing to signal pid <= 0")
-	}
-	return syscall.Kill(pid, syscall.SIGKILL)
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package proc
+package procscan
 
 // StartTicks needs /proc; elsewhere it reports ErrUnsupported, so a caller
 // that insists on a start-time match treats the process as not verifiable.

@@ -1,4 +1,4 @@
-package proc
+package procscan
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestParseStat(t *testing.T) {
+func TestParsePidStat(t *testing.T) {
 	// Fields 4..21 (ppid .. itrealvalue), then 22 (starttime), then more.
 	tail := " 1 1 1 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 22595 1000 10 18446744073709551615"
 	tests := []struct {
@@ -27,7 +27,7 @@ func TestParseStat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			state, start, err := parseStat([]byte(tt.data))
+			state, start, err := parsePidStat([]byte(tt.data))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}

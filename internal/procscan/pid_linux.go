@@ -1,6 +1,6 @@
 //go:build linux
 
-package proc
+package procscan
 
 import (
 	"fmt"
@@ -15,13 +15,13 @@ import (
 // session registry, so the two compare as strings.
 func StartTicks(pid int) (string, error) {
 	if pid <= 0 {
-		return "", fmt.Errorf("proc: invalid pid %d", pid)
+		return "", fmt.Errorf("procscan: invalid pid %d", pid)
 	}
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return "", err
 	}
-	_, start, err := parseStat(data)
+	_, start, err := parsePidStat(data)
 	return start, err
 }
 
@@ -36,7 +36,7 @@ func Alive(pid int) bool {
 		// The null signal saw it; /proc may be hidden (hidepid). Trust the signal.
 		return true
 	}
-	state, _, err := parseStat(data)
+	state, _, err := parsePidStat(data)
 	return err != nil || (state != 'Z' && state != 'X')
 }
 
