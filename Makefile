@@ -37,7 +37,7 @@ demo:
 ## fixtures: re-record testdata/<cli>-<version>/ from the pinned real CLIs
 ## (make e2e-deps) driven against the mock model; commit the result
 fixtures:
-	E2E_REQUIRED=1 $(GO) test -count=1 -timeout 30m -run '^TestRecordFixtures$$' -v ./internal/agenttest -args -record
+	E2E_REQUIRED=1 $(GO) test -count=1 -timeout 30m -run '^TestRecordFixtures$$' -v ./internal/testkit/agenttest -args -record
 
 ## generate: regenerate templ components and internal/markdown's chroma stylesheet
 ## and lexers (all generated files are committed; tests fail when they are stale)

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
-	"paddock/internal/agentenv"
 	"paddock/internal/hookinstall"
-	"paddock/internal/mockmodel"
+	"paddock/internal/testkit/agentenv"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // demo is everything one run started; close stops it all.

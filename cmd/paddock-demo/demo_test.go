@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/agentenv"
-	"paddock/internal/mockmodel"
+	"paddock/internal/testkit/agentenv"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // TestScenarios keeps the demo's promise: a newcomer sees chats, a pending

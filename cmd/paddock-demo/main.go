@@ -1,6 +1,6 @@
 // Command paddock-demo (`make demo`) shows paddock working in one command,
 // without any agent account: in a throw-away HOME it starts the mock model
-// (internal/mockmodel), `paddock serve`, and a few real agent sessions —
+// (internal/testkit/mockmodel), `paddock serve`, and a few real agent sessions —
 // whichever pinned CLIs `make e2e-deps` installed — in a private tmux
 // server: plain chats, a pending approval and a pending question. It
 // prints paddock's pairing link and QR code and the tmux socket to attach
@@ -23,7 +23,7 @@ import (
 	"strings"
 	"syscall"
 
-	"paddock/internal/agentenv"
+	"paddock/internal/testkit/agentenv"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"paddock/internal/agentenv"
+	"paddock/internal/testkit/agentenv"
 	"path/filepath"
 	"strings"
 	"syscall"

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"slices"
 
-	"paddock/internal/agentenv"
-	"paddock/internal/mockmodel"
+	"paddock/internal/testkit/agentenv"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // pending is what a scenario leaves its session waiting for.

@@ -19,9 +19,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/device"
 
-	"paddock/internal/agenttest"
-	"paddock/internal/mockmodel"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // chromiumPath finds Debian's chromium; without it the browser test skips,

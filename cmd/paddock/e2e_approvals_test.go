@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/agenttest"
-	"paddock/internal/mockmodel"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // waitTurnEnd waits until runtime's session shows its turn ended.

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/agenttest"
-	"paddock/internal/mockmodel"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // apiClient talks to a running paddock over HTTPS, trusting only its CA,

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/agenttest"
-	"paddock/internal/mockmodel"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // TestHistoryThroughAPI runs two plain turns of the real Codex, OpenCode,

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/agentenv"
-	"paddock/internal/agenttest"
-	"paddock/internal/mockmodel"
 	"paddock/internal/procscan"
+	"paddock/internal/testkit/agentenv"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // TestHostedClaudeEndToEnd starts a real Claude Code session from paddock's

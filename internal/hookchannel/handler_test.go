@@ -15,7 +15,7 @@ import (
 
 	"paddock/internal/agent/registry"
 	"paddock/internal/hookstate"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 const testSecret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

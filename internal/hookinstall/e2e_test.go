@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
-	"paddock/internal/agenttest"
 	"paddock/internal/hookinstall"
-	"paddock/internal/mockmodel"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // fakeRelay is a stand-in for the paddock binary: a script named paddock

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 const testBinary = "/opt/paddock/bin/paddock"

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // A recordedLine is one hook call from a recording under ../shared.

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
-	"paddock/internal/agenttest"
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/session"
+	"paddock/internal/testkit/agenttest"
 	"paddock/internal/tmux"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"paddock/internal/agent/registry"
 	. "paddock/internal/screendialog"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // screens are the readers of the agents paddock ships: the recorded

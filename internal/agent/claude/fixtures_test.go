@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // fixtureRoots are the Claude fixture trees under ../shared/fixtures.

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // FuzzParseLine feeds arbitrary lines to the Claude line parser and to

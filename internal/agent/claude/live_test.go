@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"paddock/internal/procscan"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // writePidFile writes <dir>/sessions/<name>.json, starting from the registry

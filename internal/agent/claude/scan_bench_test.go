@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 const (

@@ -16,7 +16,7 @@ import (
 	"paddock/internal/history"
 	"paddock/internal/history/historytest"
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // The catalog reads a first page through this.

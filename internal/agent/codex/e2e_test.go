@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/agenttest"
-	"paddock/internal/mockmodel"
 	"paddock/internal/procscan"
 	"paddock/internal/session"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // TestRealCodex drives the real, pinned Codex CLI in tmux against the mock

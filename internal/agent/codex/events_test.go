@@ -12,7 +12,7 @@ import (
 
 	"paddock/internal/history"
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // The recorded sessions' ids (testdata/codex-0.169.0/manifest.json).

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // listed is what listing must say about one session of a recording.

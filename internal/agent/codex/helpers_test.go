@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // repoRecording is the real Codex 0.169.0 recording in the repository

@@ -10,7 +10,7 @@ import (
 
 	"paddock/internal/history/historytest"
 	"paddock/internal/procscan"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // exercise calls every public method on every chat, twice (the second time

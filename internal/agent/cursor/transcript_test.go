@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // The only real-world Cursor data there is: deja-vu's transcript fixture

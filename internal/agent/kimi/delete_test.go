@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"paddock/internal/agenttest"
 	"paddock/internal/history/historytest"
 	"paddock/internal/procscan"
 	"paddock/internal/session"
+	"paddock/internal/testkit/agenttest"
 )
 
 // fileState records every regular file under root (directories' mtimes

@@ -49,7 +49,7 @@ func dialogKeys(d screendialog.Dialog, verb string, choice int) ([]string, bool)
 //	                                            context: 1% (132/125k)
 //
 // Digits choose, verified on the real CLI: 1 approves once, 2 for this
-// session, 3 rejects (internal/agentenv answers with 1 and 3). The
+// session, 3 rejects (internal/testkit/agentenv answers with 1 and 3). The
 // command is the "$ " line alone: a wrapped command cannot be told from
 // the description below it, and a cut command mismatches its pending
 // item.
@@ -170,7 +170,7 @@ func kimiApprovalKeys(d screendialog.Dialog, verb string) ([]string, bool) {
 //
 // A digit chooses; a review page follows ("Ready to submit your answers?
 // → [1] Submit [2] Cancel"), answered with 1
-// (as internal/agentenv answers: 1, 1). Only a single question (one tab
+// (as internal/testkit/agentenv answers: 1, 1). Only a single question (one tab
 // besides Submit) is recognised: with several, the second digit would
 // answer the next question.
 func kimiQuestion(ls []string) (screendialog.Dialog, bool) {

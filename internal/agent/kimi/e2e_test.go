@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/agenttest"
-	"paddock/internal/mockmodel"
 	"paddock/internal/procscan"
 	"paddock/internal/session"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // TestE2ERealKimi drives the real, pinned Kimi Code (its own Node 22, from

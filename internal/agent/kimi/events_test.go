@@ -11,7 +11,7 @@ import (
 
 	"paddock/internal/history"
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // The recorded sessions' ids (testdata/kimi-2.1.0/manifest.json).

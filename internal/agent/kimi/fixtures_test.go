@@ -12,7 +12,7 @@ import (
 
 	"paddock/internal/history"
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // recording is the part of testdata/<cli>-<version>/manifest.json read here.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"paddock/internal/procscan"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 func procsOf(ps ...procscan.AgentProcess) func(context.Context) ([]procscan.AgentProcess, error) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"paddock/internal/history/historytest"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // Every public method, over every recording and fixture of both layouts,

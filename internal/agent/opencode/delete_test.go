@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/agentenv"
-	"paddock/internal/agenttest"
 	"paddock/internal/history/historytest"
 	"paddock/internal/procscan"
 	"paddock/internal/session"
+	"paddock/internal/testkit/agentenv"
+	"paddock/internal/testkit/agenttest"
 )
 
 // TestDeleteRefuses: a session a process holds (a TUI on it with -s, a

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"paddock/internal/agent/opencode"
-	"paddock/internal/agenttest"
-	"paddock/internal/mockmodel"
 	"paddock/internal/procscan"
 	"paddock/internal/session"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // TestRealOpenCode runs the pinned OpenCode TUI against the mock model in

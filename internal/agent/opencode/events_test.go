@@ -12,7 +12,7 @@ import (
 
 	"paddock/internal/history"
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // messagesOf is the EventMessage subsequence of evs, as Messages.

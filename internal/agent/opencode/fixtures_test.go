@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"paddock/internal/history/historytest"
-	"paddock/internal/mockmodel"
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/mockmodel"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // manifest is testdata/<cli>-<version>/manifest.json (see testdata/README.md).

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"paddock/internal/agent/pi"
-	"paddock/internal/agenttest"
-	"paddock/internal/mockmodel"
 	"paddock/internal/procscan"
 	"paddock/internal/session"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // TestRealPi runs the pinned Pi twice in one fake HOME and project, against

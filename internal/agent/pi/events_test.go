@@ -16,7 +16,7 @@ import (
 	"unicode/utf8"
 
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // messagesOf is the EventMessage subsequence of evs, as Messages.

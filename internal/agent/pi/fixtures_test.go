@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"paddock/internal/session"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // TestRealAgentDir lists the agent dir the real Pi 0.73.1 wrote in the

@@ -8,7 +8,7 @@ import (
 
 	"paddock/internal/history/historytest"
 	"paddock/internal/procscan"
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 // Every public method but Delete, on every recording and fixture — including the v1

@@ -18,7 +18,7 @@ var literalAllowed = map[string]string{
 	// Test support that installs, configures and drives the real agent
 	// CLIs (their npm packages, config files and command lines) for the
 	// end-to-end tests and the demo: it names the programs it runs.
-	"internal/agentenv/": "drives the real CLIs by name",
+	"internal/testkit/agentenv/": "drives the real CLIs by name",
 }
 
 // TestAgentNamesOnlyInTheirPackages: no non-test Go file outside an

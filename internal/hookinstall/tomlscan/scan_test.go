@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 func TestTOMLScannerAcceptsValidDocuments(t *testing.T) {

@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"paddock/internal/agentenv"
-	"paddock/internal/mockmodel"
+	"paddock/internal/testkit/agentenv"
+	"paddock/internal/testkit/mockmodel"
 )
 
 func main() {

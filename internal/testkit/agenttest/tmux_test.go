@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/agentenv"
+	"paddock/internal/testkit/agentenv"
 )
 
 // These tests drive plain shell programs, so the tmux driver itself is

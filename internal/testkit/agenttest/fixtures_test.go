@@ -21,10 +21,10 @@ import (
 	_ "modernc.org/sqlite"
 
 	"paddock/internal/agent/registry"
-	"paddock/internal/agentenv"
-	"paddock/internal/agenttest"
 	"paddock/internal/hookinstall"
-	"paddock/internal/mockmodel"
+	"paddock/internal/testkit/agentenv"
+	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/mockmodel"
 )
 
 // TestRecordFixtures is `make fixtures`: it re-records testdata/<cli>-<version>/
@@ -83,7 +83,7 @@ func TestRecordFixtures(t *testing.T) {
 		t.Skip("recording runs only under make fixtures (-record)")
 	}
 	_, file, _, _ := runtime.Caller(0)
-	out := filepath.Join(filepath.Dir(file), "..", "..", "testdata")
+	out := filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata")
 	for _, cli := range agentenv.CLIs() {
 		t.Run(string(cli), func(t *testing.T) {
 			if _, err := agentenv.Bin(cli); err != nil && cli == agentenv.Kimi && os.Getenv(agenttest.EnvRequired) != "1" {
@@ -562,7 +562,7 @@ func writeJSONFile(t *testing.T, path string, v any) {
 // {"event","payload"} object per line, and the whole set stays small.
 func TestFixturesWellFormed(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "testdata")
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata")
 	dirs, _ := filepath.Glob(filepath.Join(root, "*-*"))
 	if len(dirs) == 0 {
 		t.Fatal("no recordings in testdata/ (make fixtures)")

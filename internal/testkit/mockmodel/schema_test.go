@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"paddock/internal/sharedtest"
+	"paddock/internal/testkit/sharedtest"
 )
 
 func TestConform(t *testing.T) {
@@ -167,7 +167,7 @@ func recordedSchema(t *testing.T, source, tool string) json.RawMessage {
 	t.Helper()
 	var files []string
 	if source == "claude-2.1.328" {
-		files, _ = filepath.Glob(filepath.Join("..", "..", "testdata", source, "claude", "projects", "*", "*.jsonl"))
+		files, _ = filepath.Glob(filepath.Join("..", "..", "..", "testdata", source, "claude", "projects", "*", "*.jsonl"))
 	} else {
 		files = []string{sharedtest.Fixtures(t, "real", source, "mock-requests.jsonl")}
 	}

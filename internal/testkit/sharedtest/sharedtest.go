@@ -19,7 +19,7 @@ func Dir(tb testing.TB) string {
 	if !ok {
 		tb.Fatal("sharedtest: cannot locate source file")
 	}
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	dir, err := filepath.Abs(filepath.Join(root, "..", "shared"))
 	if err != nil {
 		tb.Fatal(err)

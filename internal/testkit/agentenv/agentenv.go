@@ -5,7 +5,7 @@
 // ../shared/docs/real-clients.md), and runs them interactively in tmux on a
 // private socket (Tmux, Pane), typing and reading the screen like a person.
 //
-// It serves the end-to-end tests (through internal/agenttest), `make demo`
+// It serves the end-to-end tests (through internal/testkit/agenttest), `make demo`
 // and `make fixtures`; it is not part of the paddock binary. It returns
 // errors and keeps no package-level state. It must never touch the real
 // HOME, the user's own tmux server, or a process it did not start.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"paddock/internal/agentenv"
+	"paddock/internal/testkit/agentenv"
 )
 
 // Spec is what to run in a Term: Name, Argv, the complete Env (nothing is

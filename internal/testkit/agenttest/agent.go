@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"paddock/internal/agentenv"
+	"paddock/internal/testkit/agentenv"
 )
 
 // Agent is one CLI configured in a throw-away HOME against a mock model,

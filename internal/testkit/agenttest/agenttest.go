@@ -4,7 +4,7 @@
 // mockmodel server, and runs each CLI interactively in tmux on a private
 // socket, typing and reading the screen like a person would.
 //
-// It is the testing.TB face of internal/agentenv, which holds the recipes
+// It is the testing.TB face of internal/testkit/agentenv, which holds the recipes
 // and the tmux driver: here a missing CLI skips the test (fails under
 // E2E_REQUIRED=1), errors fail it, and everything is closed by tb.Cleanup.
 // It is test-support code imported by _test files and keeps no
@@ -17,7 +17,7 @@ import (
 	"os"
 	"testing"
 
-	"paddock/internal/agentenv"
+	"paddock/internal/testkit/agentenv"
 )
 
 // CLI names an agent program; the value is its command name in
