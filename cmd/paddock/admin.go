@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"paddock/certs"
+	"paddock/internal/app"
 	"paddock/internal/config"
 )
 
@@ -19,12 +20,12 @@ func cmdPair(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, cfg, newLogger(stderr, cfg.LogLevel))
+	a, err := app.OpenData(ctx, cfg, newLogger(stderr, cfg.LogLevel))
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	code, expires, err := a.auth.NewPairingCode(ctx)
+	code, expires, err := a.Auth.NewPairingCode(ctx)
 	if err != nil {
 		return err
 	}
@@ -32,14 +33,14 @@ func cmdPair(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	if err != nil {
 		return err
 	}
-	printPairing(stdout, pairLink(urls, code), expires)
+	printPairing(stdout, app.PairLink(urls, code), expires)
 	return nil
 }
 
 // servedURLs prefers the addresses the running serve wrote down; without
 // one it derives them from the configured port and the certificate.
 func servedURLs(cfg config.Config) ([]string, error) {
-	if st, err := readState(cfg.DataDir); err == nil && len(st.URLs) > 0 {
+	if st, err := app.ReadState(cfg.DataDir); err == nil && len(st.URLs) > 0 {
 		return st.URLs, nil
 	}
 	cm, err := certs.Load(certs.Options{Dir: cfg.DataDir, Hosts: cfg.ExtraHosts})
@@ -50,7 +51,7 @@ func servedURLs(cfg config.Config) ([]string, error) {
 	if _, p, err := splitPort(cfg.Addr); err == nil && p != 0 {
 		port = p
 	}
-	return dashboardURLs(cm.LeafSANs(), port), nil
+	return app.DashboardURLs(cm.LeafSANs(), port), nil
 }
 
 func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
@@ -62,14 +63,14 @@ func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, cfg, newLogger(stderr, cfg.LogLevel))
+	a, err := app.OpenData(ctx, cfg, newLogger(stderr, cfg.LogLevel))
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	switch sub {
 	case "list":
-		devs, err := a.auth.ListDevices(ctx)
+		devs, err := a.Auth.ListDevices(ctx)
 		if err != nil {
 			return err
 		}
@@ -87,7 +88,7 @@ func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		if fs.NArg() != 1 {
 			return errors.New("usage: paddock devices revoke ID")
 		}
-		if err := a.auth.RevokeDevice(ctx, fs.Arg(0)); err != nil {
+		if err := a.Auth.RevokeDevice(ctx, fs.Arg(0)); err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout, "revoked device", fs.Arg(0))
@@ -105,7 +106,7 @@ func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, cfg, newLogger(stderr, cfg.LogLevel))
+	a, err := app.OpenData(ctx, cfg, newLogger(stderr, cfg.LogLevel))
 	if err != nil {
 		return err
 	}
@@ -115,14 +116,14 @@ func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		if fs.NArg() != 1 {
 			return errors.New("usage: paddock token create NAME")
 		}
-		tok, t, err := a.auth.CreateToken(ctx, fs.Arg(0))
+		tok, t, err := a.Auth.CreateToken(ctx, fs.Arg(0))
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "created token %s (%s); it is shown only now:\n%s\n", t.ID, t.Name, tok)
 		return nil
 	case "list":
-		toks, err := a.auth.ListTokens(ctx)
+		toks, err := a.Auth.ListTokens(ctx)
 		if err != nil {
 			return err
 		}
@@ -140,7 +141,7 @@ func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		if fs.NArg() != 1 {
 			return errors.New("usage: paddock token revoke ID")
 		}
-		if err := a.auth.RevokeToken(ctx, fs.Arg(0)); err != nil {
+		if err := a.Auth.RevokeToken(ctx, fs.Arg(0)); err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout, "revoked token", fs.Arg(0))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
+	"paddock/internal/app"
 	"paddock/internal/hookchannel"
 	"paddock/internal/hookstate"
 )
@@ -62,7 +63,7 @@ func BenchmarkHookRelay(b *testing.B) {
 		srv := httptest.NewServer(intake)
 		defer srv.Close()
 		port := srv.Listener.Addr().(*net.TCPAddr).Port
-		if err := writeState(dir, serveState{PID: os.Getpid(), HookPort: port, HookAddr: fmt.Sprintf("127.0.0.1:%d", port)}); err != nil {
+		if err := app.WriteState(dir, app.State{PID: os.Getpid(), HookPort: port, HookAddr: fmt.Sprintf("127.0.0.1:%d", port)}); err != nil {
 			b.Fatal(err)
 		}
 		wall := make([]time.Duration, 0, b.N)

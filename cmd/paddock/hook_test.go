@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"paddock/internal/agent/registry"
+	"paddock/internal/app"
 	"paddock/internal/hookchannel"
 	"paddock/internal/hookstate"
 )
@@ -79,7 +80,7 @@ func writeServeState(t *testing.T, dir string, port int) {
 	if _, _, err := hookchannel.LoadOrCreateSecret(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeState(dir, serveState{PID: os.Getpid(), HookPort: port, HookAddr: fmt.Sprintf("127.0.0.1:%d", port)}); err != nil {
+	if err := app.WriteState(dir, app.State{PID: os.Getpid(), HookPort: port, HookAddr: fmt.Sprintf("127.0.0.1:%d", port)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -267,7 +268,7 @@ func TestHookCommandInProcess(t *testing.T) {
 // is silent again.
 func TestServeHookEndToEnd(t *testing.T) {
 	srv := startServe(t, t.TempDir(), "--log-level", "debug")
-	st, err := readState(srv.DataDir)
+	st, err := app.ReadState(srv.DataDir)
 	if err != nil || st.HookPort == 0 || !strings.HasPrefix(st.HookAddr, "127.0.0.1:") {
 		t.Fatalf("serve.json: %+v %v", st, err)
 	}

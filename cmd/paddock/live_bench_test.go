@@ -20,6 +20,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"paddock/internal/app"
 	"paddock/internal/hookchannel"
 )
 
@@ -157,7 +158,7 @@ func BenchmarkHookBurst(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var st serveState
+	var st app.State
 	raw, err := os.ReadFile(filepath.Join(srv.DataDir, "serve.json"))
 	if err != nil || json.Unmarshal(raw, &st) != nil {
 		b.Fatalf("serve.json: %v", err)

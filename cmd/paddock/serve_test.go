@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"paddock/internal/app"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,7 +53,7 @@ func TestServeTLS(t *testing.T) {
 		t.Fatal("TLS 1.1 accepted")
 	}
 
-	st, err := readState(srv.DataDir)
+	st, err := app.ReadState(srv.DataDir)
 	if err != nil || st.HTTPPort == 0 {
 		t.Fatalf("serve.json: %+v %v", st, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"paddock/internal/broadcast"
@@ -47,6 +48,7 @@ type History interface {
 // Live is what the board needs of the live state.
 type Live interface {
 	Card(k session.Key) (live.Card, bool)
+	ByTerminal(terminalID string) (live.Card, bool)
 	Cards() []live.Card
 	Subscribe() (<-chan session.Change, func())
 	Machine() live.MachineMemory
@@ -70,6 +72,8 @@ type Options struct {
 	// session known only from its hooks; default os.UserHomeDir.
 	Home   string
 	Logger *slog.Logger
+	// Links, when set, are bound to the new Board: see Links.
+	Links *Links
 }
 
 // Change tells a subscriber which entries to show again; Full: all of
@@ -101,6 +105,9 @@ func New(o Options) *Board {
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
+	if o.Links != nil {
+		o.Links.b.Store(b)
+	}
 	b.changes = broadcast.New(func() Change { return Change{Full: true} }, func(c Change) Change {
 		c.Updated, c.Removed = slices.Clone(c.Updated), slices.Clone(c.Removed)
 		return c
@@ -112,6 +119,7 @@ func New(o Options) *Board {
 type noLive struct{}
 
 func (noLive) Card(session.Key) (live.Card, bool)          { return live.Card{}, false }
+func (noLive) ByTerminal(string) (live.Card, bool)         { return live.Card{}, false }
 func (noLive) Cards() []live.Card                          { return nil }
 func (noLive) Machine() live.MachineMemory                 { return live.MachineMemory{} }
 func (noLive) MarkRead(context.Context, session.Key) error { return nil }
@@ -474,4 +482,48 @@ func coalesce(ch Change, hist, lives <-chan Change, items <-chan decisions.Item)
 		}
 	}
 	return ch
+}
+
+// Links answer what the history and the live state ask about each other:
+// which sessions run now (the history lists them however old they are),
+// which session a hosted terminal runs (for agents whose processes hide
+// their arguments), and what the history says of a session the live
+// state checks. Both are built before the Board that joins them, so make
+// Links first, give its methods to both, and New binds them to the
+// Board. Until then they answer nothing.
+type Links struct{ b atomic.Pointer[Board] }
+
+// Running lists the ids of runtime's sessions whose live card is not over.
+func (l *Links) Running(runtime string) []string {
+	b := l.b.Load()
+	if b == nil {
+		return nil
+	}
+	var ids []string
+	for _, c := range b.live.Cards() {
+		if c.Key.Runtime == runtime && !c.State.Over() {
+			ids = append(ids, c.Key.ID)
+		}
+	}
+	return ids
+}
+
+// HostedSession names the session a paddock-hosted terminal runs.
+func (l *Links) HostedSession(terminalID string) (session.Key, bool) {
+	b := l.b.Load()
+	if b == nil {
+		return session.Key{}, false
+	}
+	c, ok := b.live.ByTerminal(terminalID)
+	return c.Key, ok
+}
+
+// Lookup is what the history says of a session.
+func (l *Links) Lookup(ctx context.Context, k session.Key) (session.Info, bool) {
+	b := l.b.Load()
+	if b == nil {
+		return session.Info{}, false
+	}
+	in, err := b.o.History.Get(ctx, k)
+	return in, err == nil
 }
