@@ -71,7 +71,9 @@ func zed() agent.Agent {
 					{Name: "ask", Handler: jsonedit.Obj("command", e.Command("zed", "ask"))},
 				}}
 				return []hookinstall.Target{{Path: filepath.Join(dir, "hooks.json"), Base: []byte("{}\n"), Mode: 0o600,
-					Edit: func(src []byte, _, install bool) (hookinstall.Edit, error) { return hookinstall.JSONEdit(h, src, install) }}}
+					Edit: func(src []byte, _, install bool) (hookinstall.Edit, error) {
+						return hookinstall.JSONEdit(h, src, install)
+					}}}
 			},
 			Notes: func(*hookinstall.Env) []string { return []string{"Restart Zed."} },
 		},
