@@ -319,6 +319,19 @@ func TestLeafLeavesOutUncoveredSANs(t *testing.T) {
 	if n := strings.Count(logs.String(), "not covered by this CA's name constraints"); n != len(leftOut) {
 		t.Errorf("%d warnings, want %d:\n%s", n, len(leftOut), logs)
 	}
+	// A warning for what the user asked for (--host); what only came with
+	// the machine's interfaces is what an ordinary start sees, at info.
+	for san, level := range map[string]string{"8.8.8.8": "WARN", "paddock.example": "WARN", "203.0.113.9": "INFO", "2001:db8::9": "INFO"} {
+		found := false
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(l, "san="+san+" ") {
+				found = strings.Contains(l, "level="+level)
+			}
+		}
+		if !found {
+			t.Errorf("%s not logged at %s:\n%s", san, level, logs)
+		}
+	}
 	for _, name := range []string{"localhost", "10.9.9.9", "nas.local"} {
 		if err := verifyFor(ca, leaf, name, t0); err != nil {
 			t.Errorf("Verify(%s) = %v", name, err)

@@ -1,6 +1,7 @@
 package certs
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"os"
@@ -100,6 +102,11 @@ func (m *Manager) coverable(want sanSet) sanSet {
 	return out
 }
 
+// warnLeftOut says once that san is left out of the leaf. It is a warning
+// for a name the user asked for (--host); a name or address that only
+// came with the machine (a public address on an interface, a hostname the
+// CA predates) is the expected case on an ordinary start, and is said at
+// info level.
 func (m *Manager) warnLeftOut(san string) {
 	if m.leftOut[san] {
 		return
@@ -108,7 +115,16 @@ func (m *Manager) warnLeftOut(san string) {
 		m.leftOut = make(map[string]bool)
 	}
 	m.leftOut[san] = true
-	m.log.Warn("leaving a name out of the leaf certificate", "san", san,
+	level := slog.LevelInfo
+	for _, h := range m.hosts {
+		if strings.EqualFold(strings.TrimSuffix(h, "."), san) {
+			level = slog.LevelWarn
+		}
+		if a, err := netip.ParseAddr(h); err == nil && a.Unmap().String() == san {
+			level = slog.LevelWarn
+		}
+	}
+	m.log.Log(context.Background(), level, "leaving a name out of the leaf certificate", "san", san,
 		"reason", "not covered by this CA's name constraints; recreate the CA (move ca.pem and ca-key.pem "+
 			"out of dir) with it as an extra host (--host) to include it, then reinstall it on your devices",
 		"dir", m.dir)
