@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"time"
@@ -85,6 +86,7 @@ func (h *hub) run(ctx context.Context) error {
 func (h *hub) snapshot(ctx context.Context, c *client) bool {
 	if c.view == viewBoard {
 		b, err := renderBytes(ctx, views.BoardList(h.s.board(), true))
+		c.last = b
 		return err == nil && c.offer(b)
 	}
 	e, r, err := h.sessionData(ctx, c.key)
@@ -98,7 +100,7 @@ func (h *hub) snapshot(ctx context.Context, c *client) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	c.shown = newest(r.Msgs)
+	c.shown, c.last = newest(r.Msgs), b1
 	return c.offer(b1) && c.offer(b2)
 }
 
@@ -143,6 +145,10 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch bo
 				}
 				board = b
 			}
+			if bytes.Equal(board, c.last) {
+				continue
+			}
+			c.last = board
 			if !c.offer(board) {
 				drop(c)
 			}
@@ -174,8 +180,11 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch bo
 // the history was rewound). Messages are matched by content, not index:
 // the page may come from the end of a history whose length is unknown.
 func (h *hub) sendSession(ctx context.Context, c *client, head []byte, v views.Session, msgs []session.Message) bool {
-	if !c.offer(head) {
-		return false
+	if !bytes.Equal(head, c.last) {
+		if !c.offer(head) {
+			return false
+		}
+		c.last = head
 	}
 	add, ok := after(c.shown, msgs)
 	switch {

@@ -37,6 +37,10 @@ type client struct {
 	shown []session.Message
 	// screen is the hosted terminal's text last sent (session viewers).
 	screen string
+	// last is the board (board viewers) or the session head (session
+	// viewers) last sent: an unchanged one is not sent again, so the page
+	// does not swap its buttons under a finger for nothing.
+	last []byte
 }
 
 // offer queues a frame without blocking; false means the client is too slow.
