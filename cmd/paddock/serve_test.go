@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"paddock/internal/app"
+	"paddock/internal/testkit/servetest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // to the CA in the data dir, old TLS is refused, the plain-HTTP port only
 // serves the CA page and redirects, and secrets are 0600.
 func TestServeTLS(t *testing.T) {
-	srv := startServe(t, t.TempDir())
+	srv := servetest.Start(t, t.TempDir())
 	pem, err := os.ReadFile(filepath.Join(srv.DataDir, "ca.pem"))
 	if err != nil {
 		t.Fatal(err)

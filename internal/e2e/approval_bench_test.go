@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"paddock/internal/testkit/servetest"
 	"strings"
 	"testing"
 	"time"
@@ -20,10 +21,10 @@ import (
 // -benchtime=500x.
 func BenchmarkPermissionRoundTrip(b *testing.B) {
 	home := b.TempDir()
-	srv := startServe(b, home)
+	srv := servetest.Start(b, home)
 	api := newAPIClient(b, srv)
 	boards := openBoards(b, srv, api, 5)
-	bin := paddockBinary(b)
+	bin := servetest.Binary(b)
 	var toCard, toDecision []time.Duration
 	i := 0
 	for b.Loop() {

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"paddock/internal/testkit/agenttest"
 	"paddock/internal/testkit/mockmodel"
+	"paddock/internal/testkit/servetest"
 )
 
 // waitTurnEnd waits until runtime's session shows its turn ended.
@@ -359,12 +360,12 @@ func TestApprovalsAcrossRestart(t *testing.T) {
 	it := waitItem(t, api, "approvals", func(it approvalItem) bool { return it.Tool == "Bash" })
 
 	stopped := time.Now()
-	srv.stop(t)
+	srv.Stop(t)
 	if took := time.Since(stopped); took > 8*time.Second {
 		t.Errorf("paddock took %v to stop with a prompt held", took)
 	}
 	t.Logf("stopped in %v", time.Since(stopped).Round(time.Millisecond))
-	srv2 := startServeAt(t, agent.Home, srv.DataDir, nil)
+	srv2 := servetest.StartAt(t, agent.Home, srv.DataDir, nil)
 	t.Logf("restarted after %v", time.Since(stopped).Round(time.Millisecond))
 	api2 := newAPIClient(t, srv2)
 	var all map[string][]approvalItem

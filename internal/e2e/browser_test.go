@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 
 	"paddock/internal/testkit/agenttest"
 	"paddock/internal/testkit/mockmodel"
+	"paddock/internal/testkit/servetest"
 	"paddock/internal/testkit/sharedtest"
 )
 
@@ -94,7 +95,7 @@ func copyTree(t *testing.T, src, dst string) {
 func TestBrowserPairBoardSession(t *testing.T) {
 	chrome := chromiumPath(t)
 	home := fixtureHome(t)
-	srv := startServe(t, home)
+	srv := servetest.Start(t, home)
 	if !strings.HasPrefix(srv.PairLink, "https://127.0.0.1:") {
 		t.Fatalf("pair link %q does not use the bound address", srv.PairLink)
 	}
@@ -210,10 +211,27 @@ func (p *phone) step(name string, actions ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
 	sctx, done := context.WithTimeout(p.ctx, 20*time.Second)
 	defer done()
-	if err := chromedp.Do(sctx, actions...); err != nil {
+	var err error
+	for range 3 {
+		// The websocket may swap the element between finding it and
+		// clicking it (the node is gone: nothing was clicked), as a finger
+		// would meet the new button: try again.
+		if err = chromedp.Do(sctx, actions...); err == nil || !nodeGone(err) {
+			break
+		}
+	}
+	if err != nil {
 		shot(p.t, p.ctx, "failed-"+name)
 		p.t.Fatalf("%s: %v", name, err)
 	}
+}
+
+// nodeGone reports the error of an action whose node left the document
+// before it ran.
+func nodeGone(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "Could not find node with given id") || strings.Contains(m, "No node with given id") ||
+		strings.Contains(m, "Node is detached")
 }
 
 // poll evaluates js until it is true. It re-evaluates across page loads
@@ -251,9 +269,9 @@ func (p *phone) pair(link string) {
 
 // relayHook runs the real `paddock hook` as Claude Code would, from a tmux
 // pane (a terminal the relay can name), with payload on stdin.
-func relayHook(t *testing.T, srv *server, event, payload string) {
+func relayHook(t *testing.T, srv *servetest.Server, event, payload string) {
 	t.Helper()
-	cmd := exec.Command(paddockBinary(t), "hook", "--runtime", "claude", "--data-dir", srv.DataDir, event)
+	cmd := exec.Command(servetest.Binary(t), "hook", "--runtime", "claude", "--data-dir", srv.DataDir, event)
 	cmd.Env = append(os.Environ(), "TMUX_PANE=%3")
 	cmd.Stdin = strings.NewReader(payload)
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
@@ -264,9 +282,9 @@ func relayHook(t *testing.T, srv *server, event, payload string) {
 // startRelayHook runs `paddock hook` in the background, for an event
 // paddock may hold; the func returned waits for it and returns what it
 // printed.
-func startRelayHook(t *testing.T, srv *server, event, payload string) func() string {
+func startRelayHook(t *testing.T, srv *servetest.Server, event, payload string) func() string {
 	t.Helper()
-	cmd := exec.Command(paddockBinary(t), "hook", "--runtime", "claude", "--data-dir", srv.DataDir, event)
+	cmd := exec.Command(servetest.Binary(t), "hook", "--runtime", "claude", "--data-dir", srv.DataDir, event)
 	cmd.Env = append(os.Environ(), "TMUX_PANE=%3")
 	cmd.Stdin = strings.NewReader(payload)
 	var out bytes.Buffer
@@ -437,7 +455,7 @@ func TestBrowserAllAgents(t *testing.T) {
 	if err := os.MkdirAll("/tmp/paddock-fixtures-home/proj", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	srv := startServe(t, home)
+	srv := servetest.Start(t, home)
 	api := newAPIClient(t, srv)
 	var list struct{ Sessions []liveSession }
 	until(t, 20*time.Second, "every agent listed", func() (bool, string) {

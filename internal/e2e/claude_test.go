@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"paddock/internal/testkit/agenttest"
 	"paddock/internal/testkit/mockmodel"
+	"paddock/internal/testkit/servetest"
 )
 
 // apiClient talks to a running paddock over HTTPS, trusting only its CA,
@@ -29,9 +30,9 @@ type apiClient struct {
 	http  *http.Client
 }
 
-func newAPIClient(t testing.TB, srv *server) *apiClient {
+func newAPIClient(t testing.TB, srv *servetest.Server) *apiClient {
 	t.Helper()
-	out, err := exec.Command(paddockBinary(t), "token", "create", "--data-dir", srv.DataDir, "e2e").Output()
+	out, err := exec.Command(servetest.Binary(t), "token", "create", "--data-dir", srv.DataDir, "e2e").Output()
 	if err != nil {
 		t.Fatalf("paddock token create: %v", err)
 	}
@@ -141,7 +142,7 @@ func TestClaudeEndToEnd(t *testing.T) {
 	agent := agenttest.NewClaude(t, mock.URL())
 
 	const sweep = 500 * time.Millisecond
-	srv := startServe(t, agent.Home, "--sweep", sweep.String())
+	srv := servetest.Start(t, agent.Home, "--sweep", sweep.String())
 	api := newAPIClient(t, srv)
 
 	term := agent.Start(t)

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"paddock/internal/testkit/agentenv"
 	"paddock/internal/testkit/agenttest"
 	"paddock/internal/testkit/mockmodel"
+	"paddock/internal/testkit/servetest"
 )
 
 // TestHostedClaudeEndToEnd starts a real Claude Code session from paddock's
@@ -184,20 +185,20 @@ func TestHostedClaudeEndToEnd(t *testing.T) {
 // the sessions it starts in its tmux reach the mock; Claude's hooks are
 // installed with `paddock hooks install`. The tmux server is killed at the
 // end (hosted sessions outlive paddock on purpose).
-func hostingServe(t *testing.T, ctx context.Context) (*agenttest.Agent, *server, *apiClient) {
+func hostingServe(t *testing.T, ctx context.Context) (*agenttest.Agent, *servetest.Server, *apiClient) {
 	agent, srv, api, _ := hostingServeEnv(t, ctx)
 	return agent, srv, api
 }
 
 // hostingServeEnv is hostingServe that also returns serve's environment,
 // to start it again.
-func hostingServeEnv(t *testing.T, ctx context.Context) (*agenttest.Agent, *server, *apiClient, []string) {
+func hostingServeEnv(t *testing.T, ctx context.Context) (*agenttest.Agent, *servetest.Server, *apiClient, []string) {
 	t.Helper()
 	return hostingServeCLI(t, ctx, agenttest.Claude)
 }
 
 // hostingServeCLI is hostingServeEnv for any of the agents.
-func hostingServeCLI(t *testing.T, ctx context.Context, cli agenttest.CLI) (*agenttest.Agent, *server, *apiClient, []string) {
+func hostingServeCLI(t *testing.T, ctx context.Context, cli agenttest.CLI) (*agenttest.Agent, *servetest.Server, *apiClient, []string) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("E2E_REQUIRED") != "" {
@@ -218,9 +219,9 @@ func hostingServeCLI(t *testing.T, ctx context.Context, cli agenttest.CLI) (*age
 		_ = os.MkdirAll(filepath.Join(agent.Home, ".pi", "agent"), 0o755)
 	}
 	env := append(slices.Clone(agent.Env), "PATH="+filepath.Dir(agent.Argv[0])+string(os.PathListSeparator)+os.Getenv("PATH"))
-	srv := startServeEnv(t, agent.Home, env)
+	srv := servetest.StartEnv(t, agent.Home, env)
 	t.Cleanup(func() { killHostedTmux(t, srv.DataDir) })
-	install := exec.Command(paddockBinary(t), "hooks", "install", "--runtime", string(cli), "--data-dir", srv.DataDir)
+	install := exec.Command(servetest.Binary(t), "hooks", "install", "--runtime", string(cli), "--data-dir", srv.DataDir)
 	install.Env = append(slices.Clone(env), "HOME="+agent.Home)
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("paddock hooks install: %v\n%s", err, out)
@@ -281,7 +282,7 @@ func TestHostedSurvivesRestart(t *testing.T) {
 	}
 	keep, lose := create("one that stays"), create("one that goes")
 
-	srv.stop(t)
+	srv.Stop(t)
 	// While paddock is down, the second agent's window is killed.
 	socks, _ := filepath.Glob(filepath.Join(srv.DataDir, "tmux", "*"))
 	if len(socks) != 1 {
@@ -299,7 +300,7 @@ func TestHostedSurvivesRestart(t *testing.T) {
 		}
 	}
 
-	srv2 := startServeAt(t, agent.Home, srv.DataDir, env)
+	srv2 := servetest.StartAt(t, agent.Home, srv.DataDir, env)
 	api2 := newAPIClient(t, srv2)
 	var d struct{ Delivered bool }
 	if status, err := api2.post("/api/v1/sessions/claude/"+keep+"/message", map[string]any{"text": "still there after the restart?"}, &d); err != nil || status != http.StatusOK || !d.Delivered {
@@ -312,8 +313,8 @@ func TestHostedSurvivesRestart(t *testing.T) {
 		}
 		return one.Session.State == "ended", fmt.Sprintf("%+v", one.Session)
 	})
-	if !strings.Contains(srv2.stderr.String(), "recovered=1 orphaned=1") {
-		t.Errorf("serve did not report recovered=1 orphaned=1:\n%s", lastLines(srv2.stderr.String(), 10))
+	if !strings.Contains(srv2.Stderr(), "recovered=1 orphaned=1") {
+		t.Errorf("serve did not report recovered=1 orphaned=1:\n%s", lastLines(srv2.Stderr(), 10))
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 
 	"paddock/internal/app"
 	"paddock/internal/hookchannel"
+	"paddock/internal/testkit/servetest"
 )
 
 // boardClients opens n board websockets to a running paddock, as n phones
@@ -34,7 +35,7 @@ type boardClients struct {
 
 var benchMarker = regexp.MustCompile(`benchmark-prompt-(\d+)`)
 
-func openBoards(b *testing.B, srv *server, api *apiClient, n int) *boardClients {
+func openBoards(b *testing.B, srv *servetest.Server, api *apiClient, n int) *boardClients {
 	b.Helper()
 	pem, err := os.ReadFile(filepath.Join(srv.DataDir, "ca.pem"))
 	if err != nil {
@@ -115,10 +116,10 @@ func (bc *boardClients) waitAll(k int, timeout time.Duration) (time.Time, bool) 
 // Target: p99 ≤ 20 ms. Run with -benchtime=1000x.
 func BenchmarkHookToFrame(b *testing.B) {
 	home := b.TempDir()
-	srv := startServe(b, home)
+	srv := servetest.Start(b, home)
 	api := newAPIClient(b, srv)
 	boards := openBoards(b, srv, api, 20)
-	bin := paddockBinary(b)
+	bin := servetest.Binary(b)
 	lat := make([]time.Duration, 0, b.N)
 	i := 0
 	for b.Loop() {
@@ -151,7 +152,7 @@ func BenchmarkHookToFrame(b *testing.B) {
 func BenchmarkHookBurst(b *testing.B) {
 	const sessions, perSecond, seconds = 50, 20, 30
 	home := b.TempDir()
-	srv := startServe(b, home)
+	srv := servetest.Start(b, home)
 	api := newAPIClient(b, srv)
 	openBoards(b, srv, api, 20)
 	secret, err := hookchannel.ReadSecret(srv.DataDir)
@@ -199,8 +200,8 @@ func BenchmarkHookBurst(b *testing.B) {
 			b.Fatalf("%d of %d events not accepted", lost, sent.Load())
 		}
 		b.ReportMetric(float64(sent.Load()), "events")
-		srv.stop(b)
-		logs := srv.stderr.String()
+		srv.Stop(b)
+		logs := srv.Stderr()
 		want := fmt.Sprintf("accepted=%d rejected=0", sent.Load())
 		if !strings.Contains(logs, want) {
 			b.Fatalf("hook listener did not report %q:\n%s", want, lastLines(logs, 5))

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"paddock/internal/testkit/agenttest"
 	"paddock/internal/testkit/mockmodel"
+	"paddock/internal/testkit/servetest"
 )
 
 type liveSession struct {
@@ -194,7 +195,7 @@ func hookedAgent(t *testing.T, ctx context.Context, cli agenttest.CLI, installAr
 }
 
 // hookedAgentServe is hookedAgent that also returns the serve process.
-func hookedAgentServe(t *testing.T, ctx context.Context, cli agenttest.CLI, installArgs, serveArgs []string) (*agenttest.Agent, *server, *apiClient) {
+func hookedAgentServe(t *testing.T, ctx context.Context, cli agenttest.CLI, installArgs, serveArgs []string) (*agenttest.Agent, *servetest.Server, *apiClient) {
 	t.Helper()
 	mock, err := mockmodel.Start(ctx, mockmodel.Options{})
 	if err != nil {
@@ -211,9 +212,9 @@ func hookedAgentServe(t *testing.T, ctx context.Context, cli agenttest.CLI, inst
 		// Pi finds extensions only in an existing agent dir.
 		_ = os.MkdirAll(filepath.Join(agent.Home, ".pi", "agent"), 0o755)
 	}
-	srv := startServe(t, agent.Home, serveArgs...)
+	srv := servetest.Start(t, agent.Home, serveArgs...)
 	args := append([]string{"hooks", "install", "--runtime", string(cli), "--data-dir", srv.DataDir}, installArgs...)
-	install := exec.Command(paddockBinary(t), args...)
+	install := exec.Command(servetest.Binary(t), args...)
 	install.Env = append(slices.Clone(agent.Env), "HOME="+agent.Home)
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("paddock hooks install: %v\n%s", err, out)

@@ -1,4 +1,7 @@
-package main
+// Package servetest builds the real paddock binary and runs `paddock
+// serve` as a user would, for the tests that drive it from outside: the
+// end-to-end tests, the command's own tests and the benchmarks.
+package servetest
 
 import (
 	"bufio"
@@ -15,16 +18,14 @@ import (
 	"time"
 )
 
-// The tests in this file run the real paddock binary, as a user would.
-
 var (
 	buildOnce sync.Once
 	builtBin  string
 	buildErr  error
 )
 
-// paddockBinary builds paddock once per test run.
-func paddockBinary(t testing.TB) string {
+// Binary builds paddock once per test run and returns its path.
+func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "paddock-bin-")
@@ -34,8 +35,8 @@ func paddockBinary(t testing.TB) string {
 		}
 		builtBin = filepath.Join(dir, "paddock")
 		_, file, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", "build", "-o", builtBin, ".")
-		cmd.Dir = filepath.Dir(file)
+		cmd := exec.Command("go", "build", "-o", builtBin, "./cmd/paddock")
+		cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..", "..")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = err
@@ -48,9 +49,9 @@ func paddockBinary(t testing.TB) string {
 	return builtBin
 }
 
-// server is a running `paddock serve`.
-type server struct {
-	cmd      *exec.Cmd
+// Server is a running `paddock serve`.
+type Server struct {
+	Cmd      *exec.Cmd
 	PairLink string
 	URLs     []string
 	DataDir  string
@@ -58,21 +59,24 @@ type server struct {
 	stopOnce sync.Once
 }
 
-// stop sends SIGINT and waits for serve to exit (once; later calls return
+// Stop sends SIGINT and waits for serve to exit (once; later calls return
 // at once), so a test can read what it logged on the way out.
-func (s *server) stop(t testing.TB) {
+func (s *Server) Stop(t testing.TB) {
 	s.stopOnce.Do(func() {
-		_ = s.cmd.Process.Signal(os.Interrupt)
+		_ = s.Cmd.Process.Signal(os.Interrupt)
 		done := make(chan struct{})
-		go func() { _ = s.cmd.Wait(); close(done) }()
+		go func() { _ = s.Cmd.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
-			_ = s.cmd.Process.Kill()
+			_ = s.Cmd.Process.Kill()
 			t.Errorf("paddock did not stop within 10 s of SIGINT")
 		}
 	})
 }
+
+// Stderr is what serve has logged so far.
+func (s *Server) Stderr() string { return s.stderr.String() }
 
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -91,28 +95,29 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startServe runs paddock serve on free loopback ports with the given HOME
-// and waits for its banner.
-func startServe(t testing.TB, home string, extra ...string) *server {
+// Start runs paddock serve on free loopback ports with the given HOME and
+// waits for its banner.
+func Start(t testing.TB, home string, extra ...string) *Server {
 	t.Helper()
-	return startServeEnv(t, home, nil, extra...)
+	return StartEnv(t, home, nil, extra...)
 }
 
-// startServeEnv is startServe with env added to serve's environment (an
-// agent's, for the sessions paddock starts in tmux).
-func startServeEnv(t testing.TB, home string, env []string, extra ...string) *server {
+// StartEnv is Start with env added to serve's environment (an agent's,
+// for the sessions paddock starts in tmux).
+func StartEnv(t testing.TB, home string, env []string, extra ...string) *Server {
 	t.Helper()
-	return startServeAt(t, home, filepath.Join(t.TempDir(), "data"), env, extra...)
+	return StartAt(t, home, filepath.Join(t.TempDir(), "data"), env, extra...)
 }
 
-// agentDirVars name the agents' data directories.
-var agentDirVars = []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "CODEX_SQLITE_HOME", "KIMI_CODE_HOME", "KIMI_SHARE_DIR",
+// AgentDirVars name the agents' data directories, which serve must not
+// inherit from the developer running the tests.
+var AgentDirVars = []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "CODEX_SQLITE_HOME", "KIMI_CODE_HOME", "KIMI_SHARE_DIR",
 	"OPENCODE_DATA_DIR", "OPENCODE_DB", "XDG_DATA_HOME", "PI_CODING_AGENT_DIR", "CURSOR_CONFIG_DIR"}
 
-// startServeAt runs serve on the data dir data (a restart reuses one).
-func startServeAt(t testing.TB, home, data string, env []string, extra ...string) *server {
+// StartAt runs serve on the data dir data (a restart reuses one).
+func StartAt(t testing.TB, home, data string, env []string, extra ...string) *Server {
 	t.Helper()
-	bin := paddockBinary(t)
+	bin := Binary(t)
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--hook-addr", "127.0.0.1:0", "--sweep", "500ms"}, extra...)
 	cmd := exec.Command(bin, args...)
 	// The developer's own CLAUDE_CONFIG_DIR must not leak in; an empty
@@ -122,20 +127,20 @@ func startServeAt(t testing.TB, home, data string, env []string, extra ...string
 	// the test's HOME, never the developer's histories.
 	base := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
-		return slices.Contains(agentDirVars, name)
+		return slices.Contains(AgentDirVars, name)
 	})
 	cmd.Env = append(append(base, env...), "HOME="+home, "PADDOCK_HOME="+data)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, DataDir: data, stderr: &lockedBuffer{}}
+	s := &Server{Cmd: cmd, DataDir: data, stderr: &lockedBuffer{}}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		s.stop(t)
+		s.Stop(t)
 		if t.Failed() {
 			t.Logf("paddock stderr:\n%s", s.stderr.String())
 		}
