@@ -118,7 +118,7 @@ type Session struct {
 	// terminal can start it the same way (model, effort, mode, name).
 	CanReconnect bool
 	// AutoResume: an asleep session paddock put to sleep wakes when its
-	// page is opened (seed 000).
+	// page is opened.
 	AutoResume bool
 	// Busy says how the agent takes a message typed while it works ("" when
 	// it is not working).
@@ -143,7 +143,7 @@ type Run struct {
 	URL, Label, EndedISO, EndedText string
 }
 
-// Health is a hosted session's health (seed 001 getHealth), as text.
+// Health is a hosted session's health, as text.
 type Health struct {
 	Alive, Window, AgentRunning, Transcript, Stalled bool
 	Command, LastActivityISO, LastActivityText, Age  string

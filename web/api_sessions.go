@@ -18,7 +18,7 @@ import (
 	"paddock/internal/session"
 )
 
-// sessionJSON is the API's view of a session (design.md's SessionInfo).
+// sessionJSON is the API's view of a session.
 type sessionJSON struct {
 	Key         string     `json:"key"`
 	Runtime     string     `json:"runtime"`

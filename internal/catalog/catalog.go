@@ -29,12 +29,14 @@ type Scanner interface {
 	// Runtime names the runtime ("claude", "codex", ...); it must be constant.
 	Runtime() string
 	// Scan lists the newest sessions, at most limit of them plus the ids in
-	// keep (pinned sessions must survive the limit, seed 002 §2.1).
+	// keep (pinned sessions, and sessions running now, must survive the
+	// limit).
 	Scan(ctx context.Context, limit int, keep []string) ([]session.Info, error)
 	// Session finds one session even when it is too old for Scan's limit;
 	// session.ErrNotFound when the runtime has no such session.
 	Session(ctx context.Context, id string) (session.Info, error)
-	// Conversation reads a session's full conversation (seed 002 §2.3).
+	// Conversation reads a session's full conversation: real human input
+	// and readable answers only.
 	Conversation(ctx context.Context, id string) ([]session.Message, error)
 	// WatchDirs lists the directories whose changes may change Scan's answer.
 	// The set may grow (a new project directory appears); the catalog asks
@@ -174,7 +176,7 @@ func New(opts Options, scanners ...Scanner) *Catalog {
 
 // Loaded reports whether the first scan has finished (even if some runtime
 // failed). Until then the board must show a loading state, never "no
-// sessions" (seed 002 §2.1).
+// sessions".
 func (c *Catalog) Loaded() bool { return c.loaded.Load() }
 
 // WaitLoaded blocks until the first scan has finished or ctx is done.

@@ -9,7 +9,7 @@ import (
 )
 
 // freshness remembers, per runtime, what its last successful scan saw, so
-// a sweep can skip the runtimes nothing has touched since (issue 7 §8):
+// a sweep can skip the runtimes nothing has touched since:
 // stat-ing 10,000 history files every five seconds costs more than
 // everything else the board does. A runtime is rescanned when
 //

@@ -32,8 +32,8 @@ func newEntry(info session.Info) entry {
 // List returns copies of the matching sessions, newest effective time first
 // (Updated descending, ties by key so the order is total and repeatable).
 //
-// The seed's rule that an already-seen session keeps its position (seed 002
-// §2.1, SessionStore._merge_scanned) is deliberately not applied: it exists
+// A rule some session lists follow — an already-seen session keeps its
+// position — is deliberately not applied: it exists
 // so a TUI sidebar does not jump under the cursor, while paddock's board is
 // sorted by activity on purpose — the session that just moved belongs on top.
 func (c *Catalog) List(f Filter) []session.Info {

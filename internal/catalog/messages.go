@@ -21,7 +21,8 @@ const conversationCacheSize = 64
 // session under the signature of its history file (path, size, mtime in ns,
 // device and inode) and re-read when that changes — a session keeps being
 // written while it is open, so a cache keyed by session alone would go stale
-// (seed 002 §6). The caller gets its own copy.
+// (only real human input and readable answers). The caller gets its own
+// copy.
 func (c *Catalog) Messages(ctx context.Context, k session.Key) ([]session.Message, error) {
 	info, err := c.Get(ctx, k)
 	if err != nil {
@@ -85,8 +86,8 @@ func (c *Catalog) cached(k session.Key, sig fileSignature) ([]session.Message, b
 // catch appends; device and inode catch a file replaced by rename. For a
 // SQLite history (OpenCode, Cursor's store.db) new rows land in the "-wal"
 // file and the database file itself stays untouched until a checkpoint, so
-// the WAL's size and mtime are part of the signature when it exists (seed
-// 002 §2.5 and §6); for a JSONL history that is one failed stat. Its
+// the WAL's size and mtime are part of the signature when it exists; for a
+// JSONL history that is one failed stat. Its
 // fields are exported only so the disk cache can store it (gob).
 type fileSignature struct {
 	Path       string

@@ -77,7 +77,7 @@ func (c *Catalog) refresh(ctx context.Context, all bool) (scanned bool) {
 }
 
 // scanAll runs the scanners that are due (all of them when all is set)
-// concurrently — their disk I/O overlaps, seed 002 §2.1 — and waits for
+// concurrently — their disk I/O overlaps — and waits for
 // them. No lock is held meanwhile.
 func (c *Catalog) scanAll(ctx context.Context, all bool) []scanResult {
 	names := make([]string, len(c.scanners))
@@ -110,7 +110,7 @@ func (c *Catalog) scanAll(ctx context.Context, all bool) []scanResult {
 }
 
 // scanOne turns a panic into an error: one runtime choking on an odd history
-// file must not take the dashboard down with it (seed 002 §2.1).
+// file must not take the dashboard down with it.
 func (c *Catalog) scanOne(ctx context.Context, s Scanner, keep []string) (r scanResult) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -121,8 +121,8 @@ func (c *Catalog) scanOne(ctx context.Context, s Scanner, keep []string) (r scan
 	return scanResult{infos: infos, err: err}
 }
 
-// keep returns the IDs a runtime must list even past the limit (seed 002
-// §2.1): what Options.Keep names.
+// keep returns the IDs a runtime must list even past the limit: what
+// Options.Keep names.
 func (c *Catalog) keep(runtime string) []string {
 	if c.opts.Keep == nil {
 		return nil
@@ -184,7 +184,7 @@ func (c *Catalog) Errors() []RuntimeError {
 
 // apply merges successful results into the list and returns what changed.
 // A failed runtime keeps its previous good result: an empty list would tell
-// the user their sessions are gone (seed 002 §2.5).
+// the user their sessions are gone.
 func (c *Catalog) apply(results []scanResult) Change {
 	var ch Change
 	c.mu.Lock()

@@ -9,8 +9,8 @@ import (
 
 // TailReader is implemented by scanners that can read a session's newest
 // messages from the end of its history without parsing all of it: the
-// first page of a 50 MB session must not wait for a full parse (issue 7
-// §11). Scanners without it are read in full.
+// first page of a 50 MB session must not wait for a full parse. Scanners
+// without it are read in full.
 type TailReader interface {
 	// TailConversation returns the last n (n ≥ 1) messages of id's
 	// conversation, oldest first: exactly the last n of what Conversation

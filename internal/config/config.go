@@ -27,7 +27,7 @@ type Config struct {
 	SweepInterval time.Duration // periodic rescan, which also notices dead processes
 	PairingTTL    time.Duration
 	LogLevel      slog.Level
-	// ProcessCheck is seed 000's processCheckInterval: how often live
+	// ProcessCheck is the process-check interval: how often live
 	// sessions' processes are checked (gone → ended) and measured.
 	ProcessCheck time.Duration
 	// Density selects the permission signals used: "low", "medium" or

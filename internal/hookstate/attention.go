@@ -2,15 +2,15 @@ package hookstate
 
 import "time"
 
-// Attention is the seed 002 §2.6 verdict: waiting-for-answer > working >
+// Attention is the card's dot, strongest first: waiting-for-answer > working >
 // unread new result > none. It is derived from the hooks' own evidence and
 // kept apart from State and from liveness (a live process alone never makes
 // a session "working").
 //
 //   - answer: a structured dialog waits for the user — a permission dialog or
 //     a question (AskUserQuestion, plan, OpenCode question, MCP elicitation).
-//     A question stays unanswered through a Stop or turn completion (seed 002
-//     §6: those must not clear a pending question); only its answer, a new
+//     A question stays unanswered through a Stop or turn completion (those
+//     must not clear a pending question); only its answer, a new
 //     prompt, an interrupt, the session's end, a gone process or the dialog
 //     timeout clear it.
 //   - working: the current turn runs (prompting or working).

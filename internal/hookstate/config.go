@@ -16,13 +16,14 @@ const (
 	// fact (a dialog reported open, tool children running) asks to be looked
 	// at again.
 	DefaultRecheck = 5 * time.Second
-	// DefaultProcessCheckInterval is seed 000's processCheckInterval: how
+	// DefaultProcessCheckInterval is the process-check interval: how
 	// often the owner should check processes and call Tick with the result.
 	// The machine itself schedules no process checks.
 	DefaultProcessCheckInterval = 15 * time.Second
 )
 
-// Config holds the machine's settings. The zero Config is seed 000's.
+// Config holds the machine's settings. The zero Config has the default
+// timings above.
 type Config struct {
 	Density        Density
 	PromptingQuiet time.Duration
@@ -34,8 +35,8 @@ type Config struct {
 	// ToolTimeouts overrides ToolTimeout per tool name (case-insensitive).
 	// A zero or negative duration switches inference off for that tool.
 	ToolTimeouts map[string]time.Duration
-	// ReadBaseline is the initial read baseline of new machines (seed 002
-	// §2.6: the first run marks existing history read). Results at or
+	// ReadBaseline is the initial read baseline of new machines (the first
+	// run marks existing history read). Results at or
 	// before it are not unread.
 	ReadBaseline time.Time
 	// Rules are the agents' rules by agent name; an agent not listed
@@ -125,14 +126,14 @@ func isEditTool(tool string) bool {
 // ExitPlanMode, Codex request_user_input, OpenCode question/plan tools.
 func IsQuestionTool(tool string) bool { return classify(tool) == classQuestion }
 
-// ToolTimeout is seed 000's inference delay for a tool: Read, Write, Edit,
+// ToolTimeout is the inference delay for a tool: Read, Write, Edit,
 // Grep, Glob, NotebookEdit 3 s; AskUserQuestion, EnterPlanMode,
 // ExitPlanMode 3 s; WebFetch, WebSearch 15 s; Bash, Task 8 s. Names are
 // matched case-insensitively with the other runtimes' spellings (OpenCode
 // and Pi "bash", Codex exec_command/apply_patch, Cursor Shell, Kimi
 // FetchURL, Agent = Task).
 //
-// Decision (the seed gives no default): MCP tools (mcp__…) get 15 s like the
+// MCP tools (mcp__…), which have no delay of their own, get 15 s like the
 // web tools, since they are remote calls and often slow; every other tool 8 s
 // like Bash — long enough for tools that never ask (TodoWrite, Skill, …) to
 // finish, short enough to notice a dialog.

@@ -203,7 +203,7 @@ func RequireStr(f Fields, name, key string) (string, *FieldError) {
 	return s, nil
 }
 
-// readRelay fills what the relay added under RelayField (and the seed's
+// readRelay fills what the relay added under RelayField (and the
 // top-level agent_terminal_id). Lenient: a wrong type reads as absent.
 func readRelay(f Fields, r *RelayInfo) {
 	p := f.Obj(RelayField)

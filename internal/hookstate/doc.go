@@ -1,11 +1,11 @@
-// Package hookstate is the live session state machine of seed 000: it turns
+// Package hookstate is the live session state machine: it turns
 // the hook events of every agent runtime (Claude Code, Codex, OpenCode, Kimi,
 // Cursor, Pi) into one of the states
 //
 //	connecting idle prompting working approval input waiting ended asleep
 //
-// corrected by the seed's timeouts and process facts, plus the attention
-// verdict of seed 002 §2.6 and the per-session latency metrics of seed 001.
+// corrected by timeouts and process facts, plus the attention verdict (the
+// card's dot) and the per-session latency metrics.
 //
 // It is pure. It never reads a file, a socket, a process table or the clock,
 // and starts no goroutine: everything it knows arrives through Decoders
@@ -14,7 +14,7 @@
 // owner serialises the calls, schedules one timer at NextDeadline instead of
 // polling, and persists Snapshots if it wants state to survive a restart.
 //
-// # Transitions (seed 000)
+// # Transitions
 //
 //	SessionStart                     → idle
 //	UserPromptSubmit                 → prompting

@@ -43,7 +43,7 @@ func (k Kind) revives() bool {
 // opensSession reports whether an event of this kind, for a session the
 // Tracker has never seen, is evidence of a live interactive session worth a
 // machine. Stop, SessionEnd, notify turn completions and the like of unknown
-// sessions are ignored (seed 000 matching rules; Codex title threads).
+// sessions are ignored (Codex's title threads fire them, for one).
 func (k Kind) opensSession() bool {
 	switch k {
 	case KindSessionStart, KindPrompt, KindToolStart, KindPermission, KindQuestion, KindNotification:

@@ -642,7 +642,7 @@ func (m *Machine) oldestUnasked() *pendingTool {
 }
 
 // MarkConnecting puts the machine into connecting: a new hosted terminal,
-// or a restart (seed 000: a restart shows no ended in between — the old
+// or a restart (a restart shows no ended in between — the old
 // process's SessionEnd is ignored while connecting).
 func (m *Machine) MarkConnecting(now time.Time) (changed bool) {
 	before := m.view()
@@ -654,7 +654,7 @@ func (m *Machine) MarkConnecting(now time.Time) (changed bool) {
 }
 
 // Settle ends a connecting no event will end: a resume or restart whose
-// agent reported nothing in time goes back to idle (seed 000: "no event
+// agent reported nothing in time goes back to idle ("no event
 // within two minutes → idle"). Other states are left alone.
 func (m *Machine) Settle(now time.Time) (changed bool) {
 	if m.state != StateConnecting {

@@ -10,7 +10,7 @@ type Sample struct {
 	Count int           `json:"count"`
 }
 
-// Valid reports whether the sample has data (seed 001 returns null then).
+// Valid reports whether the sample has data (the API shows none then).
 func (s Sample) Valid() bool { return s.Count > 0 }
 
 // Mean is the average, zero without data.
@@ -33,7 +33,7 @@ func (s *Sample) add(d time.Duration) {
 	s.Count++
 }
 
-// Metrics are seed 001's getLatencyMetrics, per session, computed only from
+// Metrics are a session's latency metrics, computed only from
 // the times handed to Apply and Tick:
 //
 //   - HookLatency: arrival minus the event's own time (relay stamp or

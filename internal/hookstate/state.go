@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// State is a session's live state (seed 000). The zero value is not a state.
+// State is a session's live state. The zero value is not a state.
 type State string
 
-// The states of seed 000, in the order the seed lists them.
+// The states, in the order the board explains them.
 const (
 	StateConnecting State = "connecting" // hosted terminal created, no hook yet
 	StateIdle       State = "idle"       // agent at its prompt, nothing pending
@@ -34,7 +34,7 @@ func (s State) Over() bool { return s == StateEnded || s == StateAsleep }
 // NeedsUser reports whether the state is one of the "needs you" states.
 func (s State) NeedsUser() bool { return s == StateApproval || s == StateInput }
 
-// Attention is seed 002 §2.6's verdict, kept apart from State and liveness:
+// Attention is the card's dot, kept apart from State and liveness:
 // waiting-for-answer > working > unread new result > none.
 type Attention string
 
@@ -46,7 +46,7 @@ const (
 	AttentionNone    Attention = ""
 )
 
-// Density selects which direct permission signals are used (seed 000):
+// Density selects which direct permission signals are used:
 // PermissionRequest at every density, the permission Notification at medium
 // and high.
 type Density string

@@ -9,7 +9,7 @@ import (
 
 // Tracker holds one Machine per session key. It is as pure as Machine and
 // as unsafe for concurrent use: the owner serialises every call. Matching
-// an event to a card (seed 000's order) is the owner's job; the Tracker only
+// an event to a card (in its fixed order) is the owner's job; the Tracker only
 // applies events to the key it is given.
 type Tracker struct {
 	cfg      Config

@@ -32,7 +32,7 @@ type Recipe struct {
 	// attach to an unrelated conversation.
 	Resume func(id, transcript string) []string
 	// Server: the CLI serves its own HTTP API on --port (OpenCode), which
-	// answers permissions and questions (issue 6): every start gets a
+	// answers permissions and questions: every start gets a
 	// port paddock knows.
 	Server bool
 	// Flags is the options as arguments, for new and resumed agents

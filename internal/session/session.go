@@ -31,7 +31,7 @@ func (k Key) Compare(o Key) int {
 	return cmp.Or(cmp.Compare(k.Runtime, o.Runtime), cmp.Compare(k.ID, o.ID))
 }
 
-// Where a session's effective time came from (seed 002 §2.4).
+// Where a session's effective time came from (see EffectiveTime).
 const (
 	TimeFromFile  = "file_mtime"
 	TimeFromEvent = "event_time_stale_mtime"
@@ -87,7 +87,7 @@ type Message struct {
 	Time time.Time
 }
 
-// EffectiveTime applies seed 002 §2.4: a file touched more than an hour
+// EffectiveTime: a file touched more than an hour
 // after its last real event is dated by that event, not by its mtime.
 func EffectiveTime(fileMtime, lastEvent time.Time) (time.Time, string) {
 	if !lastEvent.IsZero() && fileMtime.Sub(lastEvent) > time.Hour {

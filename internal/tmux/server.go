@@ -30,7 +30,7 @@ func (s *Server) Running(ctx context.Context) bool {
 }
 
 // Reconciliation is the server's state measured against the panes paddock
-// believes it runs (seed 001 reconcileTmuxCrash).
+// believes it runs.
 type Reconciliation struct {
 	// ServerPID is the running server's pid, 0 when none runs; compared
 	// with the last one seen it tells a restart (crash) apart.

@@ -2,7 +2,7 @@
 // OpenCode, Pi, Kimi Code) to run against a mockmodel server: it finds them
 // where .ci/install-agents put them (Bin), writes a throw-away HOME with each
 // CLI's configuration (New, from the recipes in
-// ../shared/docs/real-clients.md), and runs them interactively in tmux on a
+// what each CLI was verified to need), and runs them interactively in tmux on a
 // private socket (Tmux, Pane), typing and reading the screen like a person.
 //
 // It serves the end-to-end tests (through internal/testkit/agenttest), `make demo`

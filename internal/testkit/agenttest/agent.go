@@ -10,7 +10,7 @@ import (
 
 // Agent is one CLI configured in a throw-away HOME against a mock model,
 // ready to Start. The recipes are agentenv's (from
-// ../shared/docs/real-clients.md); fields may be adjusted before Start
+// what each CLI was verified to need); fields may be adjusted before Start
 // (append to Argv, change Env).
 type Agent struct {
 	CLI CLI
