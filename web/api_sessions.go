@@ -161,41 +161,42 @@ func intParam(c *echo.Context, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
-// apiSessions lists sessions, newest activity first.
+// apiSessions lists sessions, newest activity first, a page at a time:
+// ?limit= of them after ?cursor= (the next_cursor of the page before).
 func (s *Server) apiSessions(c *echo.Context) error {
 	limit, err := intParam(c, "limit", 100, 1, 1000)
 	if err != nil {
 		return err
 	}
-	f := board.Filter{Runtime: c.QueryParam("runtime"), Query: c.QueryParam("q")}
-	var wantLive *bool
+	sel := board.Select{Filter: board.Filter{Runtime: c.QueryParam("runtime"), Query: c.QueryParam("q")}}
 	switch c.QueryParam("live") {
 	case "":
 	case "1", "true":
 		t := true
-		wantLive = &t
+		sel.Live = &t
 	case "0", "false":
 		t := false
-		wantLive = &t
+		sel.Live = &t
 	default:
 		return newError(http.StatusBadRequest, "bad_live", "live must be true or false.")
 	}
-	wantState := c.QueryParam("state")
-	if wantState != "" && !slices.Contains(hookstate.States(), hookstate.State(wantState)) {
+	sel.State = c.QueryParam("state")
+	if sel.State != "" && !slices.Contains(hookstate.States(), hookstate.State(sel.State)) {
 		return newError(http.StatusBadRequest, "bad_state", "state must be one of connecting, idle, prompting, working, approval, input, waiting, ended, asleep.")
 	}
-	out := []sessionJSON{}
-	for _, e := range s.opts.Board.List(f) {
-		if len(out) == limit {
-			break
-		}
-		j := toJSON(e)
-		if wantLive != nil && j.Live != *wantLive || wantState != "" && j.State != wantState {
-			continue
-		}
-		out = append(out, j)
+	page, next, err := s.opts.Board.Page(sel, c.QueryParam("cursor"), limit)
+	if err != nil {
+		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"loaded": s.opts.Board.Loaded(), "sessions": out})
+	out := make([]sessionJSON, 0, len(page))
+	for _, e := range page {
+		out = append(out, toJSON(e))
+	}
+	resp := map[string]any{"loaded": s.opts.Board.Loaded(), "sessions": out}
+	if next != "" {
+		resp["next_cursor"] = next
+	}
+	return c.JSON(http.StatusOK, resp)
 }
 
 func (s *Server) apiSession(c *echo.Context) error {

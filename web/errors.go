@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/auth"
+	"paddock/internal/board"
 	"paddock/internal/catalog"
 	"paddock/internal/decisions"
 	"paddock/internal/hosted"
@@ -82,6 +83,8 @@ func classify(err error) *apiError {
 		return newError(http.StatusNotImplemented, "unsupported", "paddock cannot do that with this agent's history.")
 	case errors.Is(err, session.ErrLive):
 		return newError(http.StatusConflict, "session_live", "The session is running: stop its agent first.")
+	case errors.Is(err, board.ErrBadCursor):
+		return newError(http.StatusBadRequest, "bad_cursor", "cursor must be the next_cursor of an earlier page.")
 	case errors.Is(err, hosted.ErrGone):
 		return newError(http.StatusGone, "terminal_gone", "This session's terminal is gone: the agent exited or was killed.")
 	}

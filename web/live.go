@@ -14,6 +14,9 @@ import (
 type Board interface {
 	Loaded() bool
 	List(f board.Filter) []board.Entry
+	// Page is a page of the list after a cursor (board.ErrBadCursor for
+	// one it did not make) and the next page's cursor.
+	Page(s board.Select, cursor string, limit int) ([]board.Entry, string, error)
 	Get(ctx context.Context, k session.Key) (board.Entry, error)
 	Card(k session.Key) (live.Card, bool)
 	Messages(ctx context.Context, e board.Entry) ([]session.Message, error)

@@ -3,7 +3,13 @@ package web
 import (
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
+	"paddock/internal/hookstate"
+	"paddock/internal/live"
+	"paddock/internal/session"
+	"slices"
 	"strings"
 	"testing"
 
@@ -271,5 +277,47 @@ func TestPageAssetsAndLogoutForm(t *testing.T) {
 	}
 	if v, _ := doc.Find(`form[action="/logout"] input[name="csrf"]`).Attr("value"); v != r.csrf(tok) {
 		t.Fatalf("logout form csrf %q", v)
+	}
+}
+
+// The session list comes a page at a time: each page's next_cursor leads
+// to the next, the last has none, and every session is on one page.
+func TestAPISessionsPages(t *testing.T) {
+	r := newRig(t)
+	tok, _, err := r.auth.CreateToken(t.Context(), "script")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bearer := withHeader("Authorization", "Bearer "+tok)
+	// Two sessions known from their hooks only, beside the one history.
+	for i, id := range []string{"hooked-1", "hooked-2"} {
+		rel := relay() // each in a process and terminal of its own
+		rel.PID, rel.TTY = 5000+i, fmt.Sprintf("/dev/pts/%d", 10+i)
+		r.live.HookEvent(t.Context(), hookstate.Event{Runtime: "claude", SessionID: id, Name: "SessionStart", Kind: hookstate.KindSessionStart, Cwd: projectPath, Relay: rel})
+		waitCard(t, r.live, session.Key{Runtime: "claude", ID: id}, func(live.Card) bool { return true })
+	}
+	var seen []string
+	cursor := ""
+	for range 4 {
+		w := r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions?limit=1&cursor="+url.QueryEscape(cursor), bearer)
+		var page struct {
+			Sessions []sessionJSON
+			Next     string `json:"next_cursor"`
+		}
+		if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &page) != nil || len(page.Sessions) != 1 {
+			t.Fatalf("page after %q: %d %s", cursor, w.Code, w.Body.String())
+		}
+		seen = append(seen, page.Sessions[0].ID)
+		if page.Next == "" {
+			break
+		}
+		cursor = page.Next
+	}
+	slices.Sort(seen)
+	if want := []string{sessionA, "hooked-1", "hooked-2"}; !slices.Equal(seen, slices.Sorted(slices.Values(want))) {
+		t.Fatalf("pages held %v, want each of %v once", seen, want)
+	}
+	if w := r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions?cursor=nonsense", bearer); w.Code != http.StatusBadRequest || decodeError(t, w.Body.Bytes()) != "bad_cursor" {
+		t.Fatalf("bad cursor: %d %s", w.Code, w.Body.String())
 	}
 }

@@ -289,7 +289,9 @@ func (b *Board) List(f Filter) []Entry {
 			out = append(out, Entry{Info: b.infoFromCard(c), Card: &c, Hostable: b.o.CanHost})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Entry) int { return b.SortTime().Compare(a.SortTime()) })
+	// Newest activity first; equal times by key, so the order is total
+	// and a Page cursor names one place in it.
+	slices.SortFunc(out, func(a, b Entry) int { return comparePositions(positionOf(a), positionOf(b)) })
 	return out
 }
 
