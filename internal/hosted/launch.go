@@ -64,6 +64,27 @@ func (m *Manager) Runtimes() []string {
 	return slices.Sorted(maps.Keys(m.opts.Recipes))
 }
 
+// bin finds a recipe's executable on PATH; "" when it is not installed.
+func (m *Manager) bin(rc launch.Recipe) string {
+	for _, name := range rc.Bins {
+		if p, err := m.opts.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Installed lists the runtimes whose CLI is on paddock's PATH, sorted.
+func (m *Manager) Installed() []string {
+	var out []string
+	for _, r := range m.Runtimes() {
+		if m.bin(m.opts.Recipes[r]) != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

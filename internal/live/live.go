@@ -309,172 +309,285 @@ const maxBatch = 256
 // Run owns the live state until ctx is done.
 func (s *Service) Run(ctx context.Context) error {
 	defer close(s.stopped)
-	o := newOwner(s.opts.State)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	check := time.NewTicker(s.opts.ProcessCheck)
-	defer check.Stop()
-
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	results := make(chan Report, 1)
-	found := make(chan []procscan.AgentProcess, 1)
-	discovering := false
-	discover := time.NewTicker(s.opts.Discover)
-	defer discover.Stop()
-	observing := false
-	observe := func(ts []Target) {
-		if s.opts.Observer == nil || observing {
-			return
-		}
-		observing = true
-		wg.Go(func() {
-			r := s.opts.Observer.Observe(ctx, ts)
-			select {
-			case results <- r:
-			case <-ctx.Done():
-			}
-		})
-	}
-	dirty := map[session.Key]bool{}
-	saving := false
-	saved := make(chan struct{}, 1)
-	saveTick := time.NewTicker(saveEvery)
-	defer saveTick.Stop()
-	if p := s.opts.Persist; p != nil {
-		if _, err := p.PruneLiveCards(ctx, s.now().Add(-keepSaved)); err != nil {
-			s.log.Warn("live: pruning saved cards failed", "error", err)
-		}
-		cards, err := p.LiveCards(ctx)
-		if err != nil {
-			s.log.Warn("live: saved cards not loaded; states start afresh", "error", err)
-		}
-		if n := o.restore(s.opts.State, cards); n > 0 {
-			u := newUpdate()
-			for _, k := range o.tracker.Keys() {
-				u.touch(k)
-			}
-			o.tick(s.now(), u) // corrections due while paddock was down
-			s.publish(o, u)
-			s.log.Info("live: restored cards", "cards", n)
-		}
-	}
-	// flush writes the dirty cards; final: synchronously, on the way out.
-	flush := func(final bool) {
-		if s.opts.Persist == nil || len(dirty) == 0 || saving {
-			return
-		}
-		cards, gone := o.save(dirty, s.now())
-		dirty = map[session.Key]bool{}
-		write := func(ctx context.Context) {
-			if err := s.opts.Persist.SaveLiveCards(ctx, cards, gone); err != nil {
-				s.log.Warn("live: saving cards failed", "error", err)
-			}
-		}
-		if final {
-			c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			defer cancel()
-			write(c)
-			return
-		}
-		saving = true
-		wg.Go(func() {
-			write(ctx)
-			saved <- struct{}{}
-		})
-	}
-
+	l := s.newRunLoop(ctx)
+	defer l.stop()
+	l.restore()
 	close(s.restored)
-	observe(o.targets())
-	// held: the timer's corrections wait for the tool-children check they
-	// started (bounded by observeGrace should the check hang).
-	held := false
+	l.observe(l.o.targets())
 
 	for {
-		if held {
-			arm(timer, s.now().Add(observeGrace), s.now())
-		} else {
-			arm(timer, o.tracker.NextDeadline(), s.now())
-		}
+		l.armTimer()
 		u := newUpdate()
 		var answered chan struct{} // a call's, closed after publishing
 		select {
 		case <-ctx.Done():
-			wg.Wait()
-			saving = false
-			flush(true)
+			l.onDone()
 			return nil
-		case <-saveTick.C:
-			flush(false)
-		case <-saved:
-			saving = false
+		case <-l.saveTick.C:
+			l.onSaveTick()
+		case <-l.saved:
+			l.onSaved()
 		case a := <-s.events:
-			o.event(a.ev, a.at, u)
-			for range maxBatch {
-				select {
-				case a = <-s.events:
-					o.event(a.ev, a.at, u)
-					continue
-				default:
-				}
-				break
-			}
-		case <-timer.C:
-			now := s.now()
-			// A tool timer about to turn into "approval": look at the
-			// agent's children first (a slow build is not a dialog).
-			if ts := dueTools(o, now); !held && len(ts) > 0 && s.opts.Observer != nil && !observing {
-				observe(ts)
-				held = true
-				continue
-			}
-			held = false
-			o.tick(now, u)
-		case <-check.C:
-			observe(o.targets())
-		case <-discover.C:
-			if s.opts.Agents == nil || discovering {
-				continue
-			}
-			discovering = true
-			wg.Go(func() {
-				procs, err := s.opts.Agents(ctx)
-				if err != nil {
-					s.log.Debug("agent process scan failed", "error", err)
-				}
-				select {
-				case found <- procs:
-				case <-ctx.Done():
-				}
-			})
-		case procs := <-found:
-			discovering = false
-			o.discovered(procs, u)
-		case r := <-results:
-			observing, held = false, false
-			o.observed(r.Sessions, s.now(), u)
-			o.prune(s.now(), u)
-			if r.Machine != (MachineMemory{}) {
-				s.mu.Lock()
-				s.machine = r.Machine
-				s.mu.Unlock()
-			}
+			l.onEvent(a, u)
+		case <-l.timer.C:
+			l.onTimer(u)
+		case <-l.check.C:
+			l.onCheck()
+		case <-l.discover.C:
+			l.onDiscover()
+		case procs := <-l.found:
+			l.onFound(procs, u)
+		case r := <-l.results:
+			l.onResults(r, u)
 		case c := <-s.calls:
-			c.f(o, u)
-			answered = c.done
+			answered = l.onCall(c, u)
 		}
-		for k := range u.changed {
-			dirty[k] = true
+		l.commit(u, answered)
+	}
+}
+
+// runLoop is Run's state: the owner, the timers and tickers that drive
+// it, and the process checks, scans and saves it has in flight. Only
+// Run's goroutine touches it; the goroutines it starts report back on
+// its channels.
+type runLoop struct {
+	s *Service
+	// ctx is Run's: the checks, scans and saves started here end with it.
+	ctx context.Context
+	o   *owner
+
+	timer    *time.Timer // the owner's next deadline
+	check    *time.Ticker
+	discover *time.Ticker
+	saveTick *time.Ticker
+
+	wg          sync.WaitGroup
+	results     chan Report
+	found       chan []procscan.AgentProcess
+	observing   bool // a process check is in flight
+	discovering bool // a process-table scan is in flight
+	// held: the timer's corrections wait for the tool-children check they
+	// started (bounded by observeGrace should the check hang).
+	held bool
+
+	dirty  map[session.Key]bool // cards changed since the last save
+	saving bool                 // a save is in flight
+	saved  chan struct{}
+}
+
+func (s *Service) newRunLoop(ctx context.Context) *runLoop {
+	l := &runLoop{s: s, ctx: ctx, o: newOwner(s.opts.State)}
+	l.timer = time.NewTimer(time.Hour)
+	l.check = time.NewTicker(s.opts.ProcessCheck)
+	l.results = make(chan Report, 1)
+	l.found = make(chan []procscan.AgentProcess, 1)
+	l.discover = time.NewTicker(s.opts.Discover)
+	l.dirty = map[session.Key]bool{}
+	l.saved = make(chan struct{}, 1)
+	l.saveTick = time.NewTicker(saveEvery)
+	return l
+}
+
+// stop releases the timers and waits for what the loop started.
+func (l *runLoop) stop() {
+	l.saveTick.Stop()
+	l.discover.Stop()
+	l.wg.Wait()
+	l.check.Stop()
+	l.timer.Stop()
+}
+
+// restore brings back the saved cards, runs the corrections that fell
+// due while paddock was down, and publishes them.
+func (l *runLoop) restore() {
+	s, o, ctx := l.s, l.o, l.ctx
+	p := s.opts.Persist
+	if p == nil {
+		return
+	}
+	if _, err := p.PruneLiveCards(ctx, s.now().Add(-keepSaved)); err != nil {
+		s.log.Warn("live: pruning saved cards failed", "error", err)
+	}
+	cards, err := p.LiveCards(ctx)
+	if err != nil {
+		s.log.Warn("live: saved cards not loaded; states start afresh", "error", err)
+	}
+	if n := o.restore(s.opts.State, cards); n > 0 {
+		u := newUpdate()
+		for _, k := range o.tracker.Keys() {
+			u.touch(k)
 		}
-		for k := range u.removed {
-			dirty[k] = true
-		}
+		o.tick(s.now(), u) // corrections due while paddock was down
 		s.publish(o, u)
-		if answered != nil {
-			// The caller returns once the cards it changed are published:
-			// reading a card right after a call must see its effect.
-			close(answered)
+		s.log.Info("live: restored cards", "cards", n)
+	}
+}
+
+// observe starts a process check of ts, unless there is no observer or
+// one is in flight; its report arrives on results.
+func (l *runLoop) observe(ts []Target) {
+	s, ctx := l.s, l.ctx
+	if s.opts.Observer == nil || l.observing {
+		return
+	}
+	l.observing = true
+	l.wg.Go(func() {
+		r := s.opts.Observer.Observe(ctx, ts)
+		select {
+		case l.results <- r:
+		case <-ctx.Done():
 		}
+	})
+}
+
+// flush writes the dirty cards; final: synchronously, on the way out.
+func (l *runLoop) flush(final bool) {
+	s, ctx := l.s, l.ctx
+	if s.opts.Persist == nil || len(l.dirty) == 0 || l.saving {
+		return
+	}
+	cards, gone := l.o.save(l.dirty, s.now())
+	l.dirty = map[session.Key]bool{}
+	write := func(ctx context.Context) {
+		if err := s.opts.Persist.SaveLiveCards(ctx, cards, gone); err != nil {
+			s.log.Warn("live: saving cards failed", "error", err)
+		}
+	}
+	if final {
+		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		write(c)
+		return
+	}
+	l.saving = true
+	l.wg.Go(func() {
+		write(ctx)
+		l.saved <- struct{}{}
+	})
+}
+
+// armTimer sets the timer for the owner's next deadline, or, while held,
+// for the end of the wait on the tool-children check.
+func (l *runLoop) armTimer() {
+	s := l.s
+	if l.held {
+		arm(l.timer, s.now().Add(observeGrace), s.now())
+	} else {
+		arm(l.timer, l.o.tracker.NextDeadline(), s.now())
+	}
+}
+
+// onDone: Run's context ended. What is in flight finishes first, so the
+// last save is not skipped as one already running, and goes out
+// synchronously.
+func (l *runLoop) onDone() {
+	l.wg.Wait()
+	l.saving = false
+	l.flush(true)
+}
+
+// onSaveTick: time to write the cards changed since the last save.
+func (l *runLoop) onSaveTick() { l.flush(false) }
+
+// onSaved: a save finished; the next may start.
+func (l *runLoop) onSaved() { l.saving = false }
+
+// onEvent applies a hook event and, without waiting, up to maxBatch more
+// already queued, so that a burst is published once.
+func (l *runLoop) onEvent(a arrival, u *update) {
+	o := l.o
+	o.event(a.ev, a.at, u)
+	for range maxBatch {
+		select {
+		case a = <-l.s.events:
+			o.event(a.ev, a.at, u)
+			continue
+		default:
+		}
+		break
+	}
+}
+
+// onTimer: the owner's next deadline came (or the wait for a check it
+// started ran out).
+func (l *runLoop) onTimer(u *update) {
+	s := l.s
+	now := s.now()
+	// A tool timer about to turn into "approval": look at the agent's
+	// children first (a slow build is not a dialog).
+	if ts := dueTools(l.o, now); !l.held && len(ts) > 0 && s.opts.Observer != nil && !l.observing {
+		l.observe(ts)
+		l.held = true
+		return
+	}
+	l.held = false
+	l.o.tick(now, u)
+}
+
+// onCheck: a process check is due.
+func (l *runLoop) onCheck() { l.observe(l.o.targets()) }
+
+// onDiscover: a scan of the process table for agents is due, unless the
+// scan is off or one is in flight; its result arrives on found.
+func (l *runLoop) onDiscover() {
+	s, ctx := l.s, l.ctx
+	if s.opts.Agents == nil || l.discovering {
+		return
+	}
+	l.discovering = true
+	l.wg.Go(func() {
+		procs, err := s.opts.Agents(ctx)
+		if err != nil {
+			s.log.Debug("agent process scan failed", "error", err)
+		}
+		select {
+		case l.found <- procs:
+		case <-ctx.Done():
+		}
+	})
+}
+
+// onFound binds the agent processes a scan found to their cards.
+func (l *runLoop) onFound(procs []procscan.AgentProcess, u *update) {
+	l.discovering = false
+	l.o.discovered(procs, u)
+}
+
+// onResults stores a process check's report, runs the corrections it
+// allows and keeps the machine's memory for the board.
+func (l *runLoop) onResults(r Report, u *update) {
+	s, o := l.s, l.o
+	l.observing, l.held = false, false
+	o.observed(r.Sessions, s.now(), u)
+	o.prune(s.now(), u)
+	if r.Machine != (MachineMemory{}) {
+		s.mu.Lock()
+		s.machine = r.Machine
+		s.mu.Unlock()
+	}
+}
+
+// onCall runs a call on the owner; it returns the channel to close once
+// what the call changed is published.
+func (l *runLoop) onCall(c call, u *update) chan struct{} {
+	c.f(l.o, u)
+	return c.done
+}
+
+// commit marks what one step changed for the next save and publishes
+// it, then lets a waiting call return.
+func (l *runLoop) commit(u *update, answered chan struct{}) {
+	for k := range u.changed {
+		l.dirty[k] = true
+	}
+	for k := range u.removed {
+		l.dirty[k] = true
+	}
+	l.s.publish(l.o, u)
+	if answered != nil {
+		// The caller returns once the cards it changed are published:
+		// reading a card right after a call must see its effect.
+		close(answered)
 	}
 }
 
