@@ -53,7 +53,8 @@ func (m *Manager) forget(ctx context.Context, id string) {
 	}
 }
 
-// Reattached is what a restart found (seed 001 reconcileTmuxCrash).
+// Reattached is what a restart found: the terminals still running, and
+// those that ended or were killed meanwhile.
 type Reattached struct {
 	Recovered, Orphaned int
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // reuse hands a request's prompt to an idle hosted session of the same
-// agent in the same directory (seed 001 findIdleSessionByWorkDir), so that
+// agent in the same directory, so that
 // an API client asking again does not start a duplicate. ok is false when
 // there is no such session: the caller starts a new one.
 func (m *Manager) reuse(ctx context.Context, r Request) (out Created, ok bool, err error) {
@@ -36,7 +36,8 @@ func (m *Manager) reuse(ctx context.Context, r Request) (out Created, ok bool, e
 // claimIdle finds the most recently active idle session for r (same agent,
 // directory, and the same options where r names any), checks that its
 // window still runs, and claims it under the manager's lock, so that two
-// requests never take the same session (seed 001: atomically, no TOCTOU).
+// requests never take the same session (the claim is taken under the
+// lock that checked it is free).
 func (m *Manager) claimIdle(ctx context.Context, r Request) (*terminal, live.Card, bool) {
 	type candidate struct {
 		t *terminal
@@ -87,7 +88,7 @@ func compatible(l Launch, r Request) bool {
 	return same(r.PermissionMode, l.PermissionMode) && same(r.Model, l.Model) && same(r.Effort, l.Effort)
 }
 
-// release ends a claim (seed 001 releaseSessionClaim), whether the reuse
+// release ends a claim, whether the reuse
 // succeeded or not.
 func (m *Manager) release(t *terminal) {
 	m.mu.Lock()

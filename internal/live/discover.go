@@ -9,7 +9,7 @@ import (
 )
 
 // discovered binds the interactive agent processes of a process-table scan
-// (seed 000: every 20 s) to the cards they run: by the hosted terminal id
+// (every 20 s) to the cards they run: by the hosted terminal id
 // in their environment, else by the session id on their command line or
 // in PADDOCK_SESSION_ID. It fills in the pid (and terminal) of cards whose
 // hooks did not name one — Claude's http hooks run in no process of their

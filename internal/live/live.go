@@ -1,6 +1,6 @@
 // Package live owns the live state of every agent session: it takes hook
-// events from the hook listener, matches each to a card (seed 000's
-// matching order), runs them through the hookstate machines, corrects them
+// events from the hook listener, matches each to a card (in a fixed
+// order: see match), runs them through the hookstate machines, corrects them
 // with timers and process checks, and tells subscribers which cards
 // changed so every open board updates within a blink of the hook.
 //
@@ -44,13 +44,14 @@ type MachineMemory struct {
 // Options configure a Service. Zero values take the defaults noted.
 type Options struct {
 	State hookstate.Config
-	// ProcessCheck is seed 000's processCheckInterval; default 15 s.
+	// ProcessCheck is how often live sessions' processes are checked;
+	// default 15 s.
 	ProcessCheck time.Duration
 	Observer     Observer // nil: no process checks (tests, platforms without /proc)
 	// Agents lists the machine's agent processes, every Discover; nil
 	// turns the scan off.
 	Agents   func(ctx context.Context) ([]procscan.AgentProcess, error)
-	Discover time.Duration // default 20 s (seed 000)
+	Discover time.Duration // default 20 s
 	// Persist keeps cards across restarts; nil keeps them in memory only.
 	Persist Persister
 	Logger  *slog.Logger

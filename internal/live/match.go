@@ -113,8 +113,8 @@ func (o *owner) adopt(spec Terminal, key session.Key, now time.Time, u *update) 
 
 // restarting moves a hosted terminal's card into connecting before paddock
 // closes the terminal to start its agent again: the old agent's
-// SessionEnd and its process exit must not end the card (seed 000:
-// Restart shows no ended in between). The terminal is forgotten; Adopt
+// SessionEnd and its process exit must not end the card (a restart shows
+// no ended in between). The terminal is forgotten; Adopt
 // registers the new one on the same card.
 func (o *owner) restarting(id string, now time.Time, u *update) (session.Key, bool) {
 	t := o.terms[id]
@@ -172,8 +172,10 @@ func (o *owner) unhost(id string, now time.Time, u *update) {
 }
 
 // match finds the card an event of a session no card has belongs to, in
-// seed 000's order. It returns the key of that card; the caller moves it
-// to the event's session id.
+// the order the numbered steps below give (the resume just launched, the
+// injected terminal id, the same process, a new terminal's directory, the
+// parent shell, the tmux pane). It returns the key of that card; the
+// caller moves it to the event's session id.
 func (o *owner) match(ev hookstate.Event, now time.Time) (session.Key, bool) {
 	r := ev.Relay
 	// 1. The resume just launched.

@@ -50,8 +50,8 @@ type meta struct {
 	runs   []Run
 }
 
-// maxRuns is how many earlier runs a card remembers (seed 000: the
-// conversation keeps up to five previous runs).
+// maxRuns is how many earlier runs a card remembers (up to five previous
+// runs are linked from its page).
 const maxRuns = 5
 
 // maxHistory bounds the transitions kept per card.
@@ -72,7 +72,7 @@ func (o *owner) record(k session.Key) {
 	m.history = append(m.history, Transition{State: mc.State(), At: mc.Since()})
 }
 
-// terminal is a hosted terminal (issue 5's tmux windows): matching links
+// terminal is a hosted terminal (a tmux window paddock started): matching links
 // the sessions that start in it to its card.
 type terminal struct {
 	spec    Terminal
@@ -87,7 +87,7 @@ type spawn struct {
 	at     time.Time
 }
 
-// Team and matching windows (seed 000).
+// Team and matching windows.
 const (
 	teamWindow       = 10 * time.Second // SubagentStart → teammate SessionStart in the same cwd
 	newTerminalAge   = time.Minute      // "a terminal created in the last minute"
