@@ -28,12 +28,16 @@ func (h *fakeHistory) Get(_ context.Context, k session.Key) (session.Info, error
 	}
 	return session.Info{}, session.ErrNotFound
 }
-func (h *fakeHistory) Messages(context.Context, session.Key) ([]session.Message, error) { return nil, nil }
+func (h *fakeHistory) Messages(context.Context, session.Key) ([]session.Message, error) {
+	return nil, nil
+}
 func (h *fakeHistory) RecentMessages(context.Context, session.Key, int) ([]session.Message, int, error) {
 	return nil, 0, nil
 }
-func (h *fakeHistory) Subscribe() (<-chan catalog.Change, func()) { return make(chan catalog.Change), func() {} }
-func (h *fakeHistory) Errors() []catalog.RuntimeError              { return nil }
+func (h *fakeHistory) Subscribe() (<-chan catalog.Change, func()) {
+	return make(chan catalog.Change), func() {}
+}
+func (h *fakeHistory) Errors() []catalog.RuntimeError { return nil }
 func (h *fakeHistory) Events(context.Context, session.Key) ([]session.Event, error) {
 	return nil, catalog.ErrUnsupported
 }
