@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html/template"
 	"strings"
+	"sync/atomic"
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
@@ -116,9 +117,9 @@ func (c *codeRenderer) lexer(lang, code string) chroma.Lexer {
 // per-document highlight budget into plain (indented-style) code blocks,
 // which goldmark renders as escaped <pre><code>. Doing it on the AST keeps
 // the budget per document without shared state in codeRenderer.
-type codeBudget struct{}
+type codeBudget struct{ trips *atomic.Int64 }
 
-func (codeBudget) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+func (c codeBudget) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	var over []*ast.FencedCodeBlock
 	total, blocks := 0, 0
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -138,6 +139,7 @@ func (codeBudget) Transform(doc *ast.Document, reader text.Reader, _ parser.Cont
 		blocks++
 		if total > maxHighlightTotal || blocks > maxHighlightBlocks {
 			over = append(over, fc)
+			c.trips.Add(1)
 		}
 		return ast.WalkSkipChildren, nil
 	})

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"sync/atomic"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -51,22 +52,29 @@ var (
 	linkBudgetKey      = parser.NewContextKey()
 )
 
+// guardTrips counts, per guard, the times it declined: its own proof that
+// a hostile shape was stopped there, read by the tests. Counting is the
+// only state; each Renderer has its own.
+type guardTrips struct {
+	delimiters, links, nesting, references, tables, highlight atomic.Int64
+}
+
 // newParser is goldmark's default parser, spelled out (same parsers and
 // priorities as parser.DefaultBlockParsers, DefaultInlineParsers and
 // DefaultParagraphTransformers) so the expensive parts can be wrapped.
 // Adding a second parser for the same trigger would not do: goldmark falls
 // through to the next parser when one declines.
-func newParser() parser.Parser {
+func newParser(trips *guardTrips) parser.Parser {
 	return parser.NewParser(
 		parser.WithBlockParsers(
 			util.Prioritized(parser.NewSetextHeadingParser(), 100),
 			util.Prioritized(parser.NewThematicBreakParser(), 200),
-			util.Prioritized(depthLimited{parser.NewListParser()}, 300),
+			util.Prioritized(depthLimited{parser.NewListParser(), &trips.nesting}, 300),
 			util.Prioritized(parser.NewListItemParser(), 400),
 			util.Prioritized(parser.NewCodeBlockParser(), 500),
 			util.Prioritized(parser.NewATXHeadingParser(), 600),
 			util.Prioritized(parser.NewFencedCodeBlockParser(), 700),
-			util.Prioritized(depthLimited{parser.NewBlockquoteParser()}, 800),
+			util.Prioritized(depthLimited{parser.NewBlockquoteParser(), &trips.nesting}, 800),
 			util.Prioritized(parser.NewHTMLBlockParser(), 900),
 			util.Prioritized(parser.NewParagraphParser(), 1000),
 		),
@@ -77,13 +85,14 @@ func newParser() parser.Parser {
 				key:          linkBudgetKey,
 				maxAttempts:  maxLinkAttempts,
 				maxScan:      maxLinkScan,
+				trips:        &trips.links,
 			}, 200),
 			util.Prioritized(parser.NewAutoLinkParser(), 300),
 			util.Prioritized(parser.NewRawHTMLParser(), 400),
-			util.Prioritized(budgetDelimiters(parser.NewEmphasisParser()), 500),
+			util.Prioritized(budgetDelimiters(parser.NewEmphasisParser(), &trips.delimiters), 500),
 		),
 		parser.WithParagraphTransformers(
-			util.Prioritized(capped{parser.LinkReferenceParagraphTransformer, refWork, maxRefWork}, 100),
+			util.Prioritized(capped{parser.LinkReferenceParagraphTransformer, refWork, maxRefWork, &trips.references}, 100),
 		),
 	)
 }
@@ -91,13 +100,13 @@ func newParser() parser.Parser {
 // gfmParserOptions adds GFM tables and strikethrough with the same guards.
 // (extension.Table and extension.Strikethrough would register unguarded
 // parsers; their renderers are added in New.)
-func gfmParserOptions() []parser.Option {
+func gfmParserOptions(trips *guardTrips) []parser.Option {
 	return []parser.Option{
 		parser.WithParagraphTransformers(
-			util.Prioritized(capped{extension.NewTableParagraphTransformer(), tableCells, maxTableCells}, 200),
+			util.Prioritized(capped{extension.NewTableParagraphTransformer(), tableCells, maxTableCells, &trips.tables}, 200),
 		),
 		parser.WithASTTransformers(util.Prioritized(extension.NewTableASTTransformer(), 0)),
-		parser.WithInlineParsers(util.Prioritized(budgetDelimiters(extension.NewStrikethroughParser()), 500)),
+		parser.WithInlineParsers(util.Prioritized(budgetDelimiters(extension.NewStrikethroughParser(), &trips.delimiters), 500)),
 	}
 }
 
@@ -114,10 +123,11 @@ type budgeted struct {
 	key         parser.ContextKey
 	maxAttempts int
 	maxScan     int // 0: calls are not charged for the line they see
+	trips       *atomic.Int64
 }
 
-func budgetDelimiters(p parser.InlineParser) budgeted {
-	return budgeted{InlineParser: p, key: delimiterBudgetKey, maxAttempts: maxDelimiterAttempts}
+func budgetDelimiters(p parser.InlineParser, trips *atomic.Int64) budgeted {
+	return budgeted{InlineParser: p, key: delimiterBudgetKey, maxAttempts: maxDelimiterAttempts, trips: trips}
 }
 
 func (b budgeted) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
@@ -137,6 +147,7 @@ func (b budgeted) Parse(parent ast.Node, block text.Reader, pc parser.Context) a
 		st.scanned += len(line)
 	}
 	if st.attempts > b.maxAttempts || (b.maxScan > 0 && st.scanned > b.maxScan) {
+		b.trips.Add(1)
 		return nil
 	}
 	return b.InlineParser.Parse(parent, block, pc)
@@ -155,6 +166,7 @@ func (b budgeted) CloseBlock(parent ast.Node, block text.Reader, pc parser.Conte
 // paragraph text.
 type depthLimited struct {
 	parser.BlockParser
+	trips *atomic.Int64
 }
 
 func (d depthLimited) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
@@ -168,6 +180,7 @@ func (d depthLimited) Open(parent ast.Node, reader text.Reader, pc parser.Contex
 		}
 	}
 	if depth >= maxNesting {
+		d.trips.Add(1)
 		return nil, parser.NoChildren
 	}
 	return d.BlockParser.Open(parent, reader, pc)
@@ -177,12 +190,14 @@ func (d depthLimited) Open(parent ast.Node, reader text.Reader, pc parser.Contex
 // make it too expensive.
 type capped struct {
 	parser.ParagraphTransformer
-	cost func(lines *text.Segments, source []byte) int
-	max  int
+	cost  func(lines *text.Segments, source []byte) int
+	max   int
+	trips *atomic.Int64
 }
 
 func (c capped) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
 	if c.cost(node.Lines(), reader.Source()) > c.max {
+		c.trips.Add(1)
 		return
 	}
 	c.ParagraphTransformer.Transform(node, reader, pc)

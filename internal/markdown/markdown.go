@@ -40,19 +40,21 @@ const maxMarkdown = 1 << 20
 type Renderer struct {
 	md     goldmark.Markdown
 	policy *bluemonday.Policy
+	trips  *guardTrips
 }
 
 // New builds a Renderer with GFM tables, strikethrough, autolinks and task
 // lists, class-based chroma highlighting for fenced code, and a bluemonday
 // policy applied to everything goldmark produces.
 func New() *Renderer {
+	trips := &guardTrips{}
 	md := goldmark.New(
-		goldmark.WithParser(newParser()),
+		goldmark.WithParser(newParser(trips)),
 		goldmark.WithExtensions(extension.Linkify, extension.TaskList),
-		goldmark.WithParserOptions(append(gfmParserOptions(),
+		goldmark.WithParserOptions(append(gfmParserOptions(trips),
 			parser.WithASTTransformers(
 				util.Prioritized(linkTransformer{}, 100),
-				util.Prioritized(codeBudget{}, 100),
+				util.Prioritized(codeBudget{trips: &trips.highlight}, 100),
 			),
 		)...),
 		goldmark.WithRendererOptions(
@@ -71,7 +73,7 @@ func New() *Renderer {
 			),
 		),
 	)
-	return &Renderer{md: md, policy: newPolicy()}
+	return &Renderer{md: md, policy: newPolicy(), trips: trips}
 }
 
 // Render converts src to sanitised HTML. Invalid UTF-8 is replaced with

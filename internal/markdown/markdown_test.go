@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
@@ -241,54 +240,81 @@ func TestRenderRawHTMLShownAsText(t *testing.T) {
 }
 
 func TestRenderRobustness(t *testing.T) {
-	r := New()
 	rep := strings.Repeat
+	// guard names the guard that must stop a shape goldmark is super-linear
+	// in (see limits.go): without it each of these takes from tens of
+	// seconds to minutes. The check is that the guard declined, not a
+	// clock: machines are shared and slow under -race.
 	tests := []struct {
-		name string
-		src  string
+		name  string
+		src   string
+		guard func(*guardTrips) int64
 	}{
-		{"empty", ""},
-		{"invalid utf8", "abc \xff\xfe \xc3\x28 **x** ```\xff\n\xfe\n```"},
-		{"invalid utf8 in fence info", "```\xff\xfe\ncode\n```"},
-		{"NUL bytes", rep("\x00*a", 1000)},
-		{"1MB prose", rep("word *em* **strong** `code` [l](https://x.example)\n", 1<<20/52)},
-		{"1MB code block", "```go\n" + rep("x := 1 // comment <b>\n", 1<<20/23) + "```\n"},
-		{"1MB untagged code", "```\n" + rep("a", 1<<20-10) + "\n```\n"},
-		{"over the markdown limit", rep("<script>alert(1)</script>\n", maxMarkdown/26+1)},
-		// Shapes that are super-linear in goldmark (see limits.go). Without
-		// the guards each of these takes from tens of seconds to minutes.
-		{"emphasis pairing", rep("*a_", 40000)},
-		{"strong/underscore pairing", rep("**a__", 40000)},
-		{"strikethrough pairing", rep("~~a_", 40000)},
-		{"unclosed link destinations", rep("[a](<b", 100000)},
-		{"deep block quotes", rep(">", 200000) + " x"},
-		{"deep lists", rep("- ", 100000) + "x"},
-		{"deep indented lists", func() string {
+		{name: "empty", src: ""},
+		{name: "invalid utf8", src: "abc \xff\xfe \xc3\x28 **x** ```\xff\n\xfe\n```"},
+		{name: "invalid utf8 in fence info", src: "```\xff\xfe\ncode\n```"},
+		{name: "NUL bytes", src: rep("\x00*a", 1000)},
+		{name: "1MB prose", src: rep("word *em* **strong** `code` [l](https://x.example)\n", 1<<20/52)},
+		{name: "1MB code block", src: "```go\n" + rep("x := 1 // comment <b>\n", 1<<20/23) + "```\n"},
+		{name: "1MB untagged code", src: "```\n" + rep("a", 1<<20-10) + "\n```\n"},
+		{name: "over the markdown limit", src: rep("<script>alert(1)</script>\n", maxMarkdown/26+1)},
+		{name: "emphasis pairing", src: rep("*a_", 40000), guard: delimiters},
+		{name: "strong/underscore pairing", src: rep("**a__", 40000), guard: delimiters},
+		{name: "strikethrough pairing", src: rep("~~a_", 40000), guard: delimiters},
+		{name: "unclosed link destinations", src: rep("[a](<b", 100000), guard: links},
+		{name: "deep block quotes", src: rep(">", 200000) + " x", guard: nesting},
+		{name: "deep lists", src: rep("- ", 100000) + "x", guard: nesting},
+		{name: "deep indented lists", src: func() string {
 			var b strings.Builder
 			for i := range 1000 {
 				b.WriteString(rep(" ", 2*i) + "- a\n")
 			}
 			return b.String()
-		}()},
-		{"many reference definitions", rep("[a]: u\n", 100000) + rep("[a]", 1000)},
-		{"wide table over short rows", rep("|a", 10000) + "|\n" + rep("|-", 10000) + "|\n" + rep("x\n", 10000)},
-		{"many fences", rep("```\nx\n```\n", 50000)},
-		{"many brackets", rep("[", 100000) + rep("]", 100000)},
+		}(), guard: nesting},
+		{name: "many reference definitions", src: rep("[a]: u\n", 100000) + rep("[a]", 1000), guard: references},
+		{name: "wide table over short rows", src: rep("|a", 10000) + "|\n" + rep("|-", 10000) + "|\n" + rep("x\n", 10000), guard: tables},
+		{name: "many fences", src: rep("```\nx\n```\n", 50000), guard: highlight},
+		{name: "many brackets", src: rep("[", 100000) + rep("]", 100000), guard: links},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
+			r := New() // its own trip counts
 			out := string(r.Render(tt.src))
-			// Generous, to stay reliable under -race on a slow CI box;
-			// without the guards these run far longer.
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("took %v", d)
-			}
 			if !utf8.ValidString(out) {
 				t.Error("output is not valid UTF-8")
 			}
 			if bad := unsafeMarkup(out); bad != "" {
 				t.Errorf("unsafe output: %s", bad)
+			}
+			if tt.guard != nil && tt.guard(r.trips) == 0 {
+				t.Error("its guard never declined: goldmark ran the super-linear path")
+			}
+		})
+	}
+}
+
+func delimiters(g *guardTrips) int64 { return g.delimiters.Load() }
+func links(g *guardTrips) int64      { return g.links.Load() }
+func nesting(g *guardTrips) int64    { return g.nesting.Load() }
+func references(g *guardTrips) int64 { return g.references.Load() }
+func tables(g *guardTrips) int64     { return g.tables.Load() }
+func highlight(g *guardTrips) int64  { return g.highlight.Load() }
+
+// BenchmarkRenderHostile renders each hostile shape of TestRenderRobustness
+// that a guard stops: what one such message costs a page render.
+func BenchmarkRenderHostile(b *testing.B) {
+	rep := strings.Repeat
+	for _, tc := range []struct{ name, src string }{
+		{"emphasis", rep("*a_", 40000)},
+		{"links", rep("[a](<b", 100000)},
+		{"nesting", rep(">", 200000) + " x"},
+		{"references", rep("[a]: u\n", 100000) + rep("[a]", 1000)},
+		{"table", rep("|a", 10000) + "|\n" + rep("|-", 10000) + "|\n" + rep("x\n", 10000)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := New()
+			for b.Loop() {
+				r.Render(tc.src)
 			}
 		})
 	}
