@@ -6,11 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"paddock/internal/history"
@@ -68,10 +65,6 @@ func stampLike(s string) bool {
 	return true
 }
 
-// maxStatWorkers bounds the goroutines of the stat pass: a few overlap the
-// kernel work of different day directories; more add nothing.
-const maxStatWorkers = 4
-
 // candidates stats every rollout under sessions/ and archived_sessions/
 // and returns them newest mtime first. It is the only work of a scan that
 // grows with the size of the history. One id found twice (a copy left in
@@ -81,25 +74,10 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 	for _, root := range []string{sessionsDir, archiveDir} {
 		dirs = appendDirs(dirs, filepath.Join(s.dir, root), 0)
 	}
-	perDir := make([][]candidate, len(dirs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), maxStatWorkers, len(dirs)) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(dirs) {
-					return
-				}
-				perDir[i] = s.statDir(dirs[i])
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	all, err := history.Gather(ctx, history.StatWorkers, dirs, s.statDir)
+	if err != nil {
 		return nil, err
 	}
-	all := slices.Concat(perDir...)
 	slices.SortFunc(all, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(b.sig.MtimeNs, a.sig.MtimeNs), strings.Compare(a.path, b.path))
 	})

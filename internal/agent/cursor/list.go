@@ -6,11 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"paddock/internal/history"
@@ -66,10 +63,6 @@ func (c *chat) path() string {
 
 func (c *chat) mtime() time.Time { return time.Unix(0, c.activityNs) }
 
-// maxStatWorkers bounds the goroutines of the stat pass: a few overlap the
-// kernel work of different workspace folders; more add nothing.
-const maxStatWorkers = 4
-
 // chats stats every chats/<ws>/<id>/ and returns those holding any of
 // Cursor's chat files, newest activity first. This pass is the only work
 // that grows with the number of chats. A missing chats/ folder is no
@@ -83,25 +76,10 @@ func (s *Scanner) chats(ctx context.Context) ([]*chat, error) {
 		}
 		return nil, err
 	}
-	perWS := make([][]*chat, len(wsNames))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), maxStatWorkers, len(wsNames)) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(wsNames) {
-					return
-				}
-				perWS[i] = s.workspace(root, wsNames[i])
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	out, err := history.Gather(ctx, history.StatWorkers, wsNames, func(ws string) []*chat { return s.workspace(root, ws) })
+	if err != nil {
 		return nil, err
 	}
-	out := slices.Concat(perWS...)
 	sortChats(out)
 	return out, nil
 }
