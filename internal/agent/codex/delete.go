@@ -158,7 +158,7 @@ func (s *Scanner) forget(id string, files []candidate) {
 	defer s.mu.Unlock()
 	delete(s.paths, id)
 	for _, c := range files {
-		delete(s.cache, c.path)
+		s.cache.Forget(c.path)
 	}
 	s.last = nil
 }

@@ -99,15 +99,11 @@ type Scanner struct {
 	state stateCache
 
 	mu       sync.Mutex
-	cache    map[string]cacheEntry // summaries by rollout path
-	paths    map[string]string     // id → rollout path, from the last scan
-	problems *history.OnceLog      // problems logged, by path
+	paths    map[string]string // id → rollout path, from the last scan
+	problems *history.OnceLog  // problems logged, by path
 	last     *lastScan
-}
 
-type cacheEntry struct {
-	sig history.Sig
-	sum *summary
+	cache history.SummaryCache[history.Sig, *summary] // by rollout path
 }
 
 type indexCache struct {
@@ -148,7 +144,6 @@ func New(opts Options) *Scanner {
 		openFiles:      procscan.OpenFiles,
 		cmdline:        procCmdline,
 		seed:           maphash.MakeSeed(),
-		cache:          make(map[string]cacheEntry),
 		paths:          make(map[string]string),
 		problems:       history.NewOnceLog(log.With("runtime", runtimeName)),
 	}
@@ -624,11 +619,8 @@ func (l *stateLookup) close() {
 
 // summary returns the summary of c, reading the file only when it changed.
 func (s *Scanner) summary(c candidate) *summary {
-	s.mu.Lock()
-	e, ok := s.cache[c.path]
-	s.mu.Unlock()
-	if ok && e.sig == c.sig {
-		return e.sum
+	if sum, ok := s.cache.Get(c.path, c.sig); ok {
+		return sum
 	}
 	s.parsed.Add(1)
 	sum, err := readSummary(c.path, c.sig.Size)
@@ -639,9 +631,7 @@ func (s *Scanner) summary(c candidate) *summary {
 		s.problems.Error(c.path, "Codex rollout partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
-	s.mu.Lock()
-	s.cache[c.path] = cacheEntry{sig: c.sig, sum: sum}
-	s.mu.Unlock()
+	s.cache.Put(c.path, c.sig, sum)
 	return sum
 }
 
@@ -649,13 +639,7 @@ func (s *Scanner) summary(c candidate) *summary {
 // the cache stays the size of one listing. Logged problems are forgotten
 // once their file is gone, so a broken file is logged once, not per scan.
 func (s *Scanner) prune(used map[string]bool) {
-	s.mu.Lock()
-	for p := range s.cache {
-		if !used[p] {
-			delete(s.cache, p)
-		}
-	}
-	s.mu.Unlock()
+	s.cache.Prune(used)
 	// "processes" names no file: it is forgotten only when listing works.
 	s.problems.ForgetGone(func(p string) bool { return used[p] || !filepath.IsAbs(p) })
 }

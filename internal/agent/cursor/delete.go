@@ -77,7 +77,7 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 	s.mu.Lock()
 	s.last = nil
 	for _, dir := range slices.Concat(chatDirs, subDirs) {
-		delete(s.summaries, dir)
+		s.summaries.Forget(dir)
 		delete(s.parents, filepath.Join(dir, "store.db"))
 	}
 	s.mu.Unlock()

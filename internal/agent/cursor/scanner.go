@@ -88,12 +88,15 @@ type Scanner struct {
 	titleMarker string
 	seed        maphash.Seed
 
-	mu        sync.Mutex
-	summaries map[string]summaryEntry // by chat folder or transcript path
-	parents   map[string]parentEntry  // by store.db path
-	wsCwd     map[string]string       // workspace folder (md5 of cwd) → cwd
-	problems  *history.OnceLog        // problems logged, by path
-	last      *lastScan
+	mu       sync.Mutex
+	parents  map[string]parentEntry // by store.db path
+	wsCwd    map[string]string      // workspace folder (md5 of cwd) → cwd
+	problems *history.OnceLog       // problems logged, by path
+	last     *lastScan
+
+	// summaries are by chat folder or transcript path, at the stats of
+	// meta.json, prompt_history.json and the transcript.
+	summaries history.SummaryCache[[3]fileStat, *summary]
 
 	// scanMu serialises Scan so two scans never race on last.
 	scanMu sync.Mutex
@@ -105,11 +108,6 @@ type Scanner struct {
 	// storeReads counts store.db opens, so tests can see that listing
 	// never opens one (seed 002 §2.1).
 	storeReads atomic.Int64
-}
-
-type summaryEntry struct {
-	sig [3]fileStat // meta.json, prompt_history.json, transcript
-	sum *summary
 }
 
 // lastScan is the last Scan's answer and what it was computed from.
@@ -133,7 +131,6 @@ func New(opts Options) *Scanner {
 		openFiles:   procscan.OpenFiles,
 		titleMarker: opts.TitleMarker,
 		seed:        maphash.MakeSeed(),
-		summaries:   make(map[string]summaryEntry),
 		parents:     make(map[string]parentEntry),
 		wsCwd:       make(map[string]string),
 		problems:    history.NewOnceLog(log.With("runtime", runtimeName)),
@@ -450,11 +447,8 @@ func (s *Scanner) learnCwd(cwd string) {
 func (s *Scanner) summary(ctx context.Context, c *chat) *summary {
 	key := c.cacheKey()
 	sig := [3]fileStat{c.meta, c.history, c.transcriptStat}
-	s.mu.Lock()
-	e, ok := s.summaries[key]
-	s.mu.Unlock()
-	if ok && e.sig == sig {
-		return e.sum
+	if sum, ok := s.summaries.Get(key, sig); ok {
+		return sum
 	}
 	s.parses.Add(1)
 	sum := &summary{}
@@ -488,9 +482,7 @@ func (s *Scanner) summary(ctx context.Context, c *chat) *summary {
 			}
 		}
 	}
-	s.mu.Lock()
-	s.summaries[key] = summaryEntry{sig: sig, sum: sum}
-	s.mu.Unlock()
+	s.summaries.Put(key, sig, sum)
 	return sum
 }
 
@@ -671,12 +663,6 @@ func (s *Scanner) watchDirs(p *pass) []string {
 // rest, so the cache stays the size of one listing. Problems stay
 // remembered (and unlogged) until their file is gone.
 func (s *Scanner) prune(used map[string]bool) {
-	s.mu.Lock()
-	for k := range s.summaries {
-		if !used[k] {
-			delete(s.summaries, k)
-		}
-	}
-	s.mu.Unlock()
+	s.summaries.Prune(used)
 	s.problems.ForgetGone(func(p string) bool { return used[p] || used[filepath.Dir(p)] || p == "processes" })
 }

@@ -109,18 +109,18 @@ type Scanner struct {
 	scanMu sync.Mutex // one Scan at a time: they share last*
 
 	mu       sync.Mutex
-	cache    map[string]cacheEntry // summaries by history path
-	problems *history.OnceLog      // problems logged, by path
+	cache    history.SummaryCache[cacheSig, *summary] // by history path
+	problems *history.OnceLog                         // problems logged, by path
 	last     *lastScan
 
 	clocks clockMemo // what tail reads scanned of each wire (tail.go)
 }
 
-// cacheEntry is a summary with the signatures it was read at.
-type cacheEntry struct {
+// cacheSig is what a summary was read at: the history file's signature
+// and its side files' (stateSig).
+type cacheSig struct {
 	sig   history.Sig
-	state uint64 // stateSig of the side files
-	sum   *summary
+	state uint64
 }
 
 // lastScan is what an unchanged rescan compares and returns.
@@ -148,7 +148,6 @@ func New(opts Options) *Scanner {
 		userHome:   userHome,
 		seed:       maphash.MakeSeed(),
 		dirExists:  isDir,
-		cache:      make(map[string]cacheEntry),
 		problems:   history.NewOnceLog(log.With("runtime", runtimeName)),
 	}
 }
@@ -442,11 +441,9 @@ func isDir(path string) bool {
 // and the signature of its side files as read.
 func (s *Scanner) summary(c *candidate) (*summary, uint64) {
 	st := stateSig(c)
-	s.mu.Lock()
-	e, ok := s.cache[c.path]
-	s.mu.Unlock()
-	if ok && e.sig == c.sig && e.state == st {
-		return e.sum, st
+	at := cacheSig{sig: c.sig, state: st}
+	if sum, ok := s.cache.Get(c.path, at); ok {
+		return sum, st
 	}
 	s.parses.Add(1)
 	var sum *summary
@@ -459,9 +456,7 @@ func (s *Scanner) summary(c *candidate) (*summary, uint64) {
 		s.problems.Error(c.path, "Kimi session partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
-	s.mu.Lock()
-	s.cache[c.path] = cacheEntry{sig: c.sig, state: st, sum: sum}
-	s.mu.Unlock()
+	s.cache.Put(c.path, at, sum)
 	return sum, st
 }
 
@@ -511,13 +506,7 @@ func (s *Scanner) info(c *candidate, sum *summary) session.Info {
 // stays the size of one listing; logged problems are forgotten once their
 // file is gone.
 func (s *Scanner) prune(used map[string]bool) {
-	s.mu.Lock()
-	for p := range s.cache {
-		if !used[p] {
-			delete(s.cache, p)
-		}
-	}
-	s.mu.Unlock()
+	s.cache.Prune(used)
 	s.problems.ForgetGone(func(p string) bool { return used[p] || p == "processes" })
 }
 

@@ -79,11 +79,11 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 // forget drops what the caches hold of files and the last scan result,
 // so the next Scan reads the directory afresh.
 func (s *Scanner) forget(files []candidate) {
+	for _, c := range files {
+		s.sums.Forget(c.path)
+		s.heads.Forget(c.path)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range files {
-		delete(s.sums, c.path)
-		delete(s.heads, c.path)
-	}
 	s.last = nil
 }

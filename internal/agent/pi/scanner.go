@@ -93,23 +93,18 @@ type Scanner struct {
 	// answered from the known headers from one that listed every file.
 	walks atomic.Int64
 
-	mu       sync.Mutex
-	sums     map[string]sumEntry  // by path: what the last scans read
-	heads    map[string]headEntry // by path: header ids, for lookups by id
-	problems *history.OnceLog     // problems already logged, by path or topic
-	dirs     []string             // directories of the last walk
-	last     *lastScan
+	sums     history.SummaryCache[history.Sig, sumEntry] // by path: what the last scans read
+	heads    history.SummaryCache[history.Sig, string]   // by path: header ids ("" for no Pi session), for lookups by id
+	problems *history.OnceLog                            // problems already logged, by path or topic
+
+	mu   sync.Mutex
+	dirs []string // directories of the last walk
+	last *lastScan
 }
 
 type sumEntry struct {
-	sig    history.Sig
 	sum    *summary
 	resume *resumePoint // nil: the next read of the file is whole
-}
-
-type headEntry struct {
-	sig history.Sig
-	id  string // "" when the file is no Pi session
 }
 
 // lastScan is the last result and what it was computed from.
@@ -143,8 +138,6 @@ func New(opts Options) *Scanner {
 		procs:       opts.Processes,
 		termSession: opts.TerminalSession,
 		dirExists:   isDir,
-		sums:        make(map[string]sumEntry),
-		heads:       make(map[string]headEntry),
 		problems:    history.NewOnceLog(log.With("runtime", runtimeName)),
 	}
 }
