@@ -92,6 +92,31 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 	return out, nil
 }
 
+// rollouts are the candidates of a stat pass, one per id, with a lookup by
+// id built on first use: a scan that binds no process and keeps no
+// session never needs one. Not safe for concurrent use.
+type rollouts struct {
+	cands []candidate
+	byID  map[string]candidate
+}
+
+func (r *rollouts) get(id string) (candidate, bool) {
+	if r.byID == nil {
+		r.byID = make(map[string]candidate, len(r.cands))
+		for _, c := range r.cands {
+			r.byID[c.id] = c
+		}
+	}
+	c, ok := r.byID[id]
+	return c, ok
+}
+
+// forget drops id, so get no longer finds it.
+func (r *rollouts) forget(id string) {
+	r.get(id)
+	delete(r.byID, id)
+}
+
 // appendDirs appends dir, when it is a directory, and its subdirectories
 // down to maxDepth. The day directories themselves are not read here: the
 // stat pass reads each once.
@@ -161,12 +186,16 @@ func (s *Scanner) find(id string) (candidate, bool) {
 	if s.dir == "" || !validID(id) {
 		return candidate{}, false
 	}
+	var known candidate
+	ok := false
 	s.mu.Lock()
-	path, ok := s.paths[id]
+	if s.last != nil {
+		known, ok = s.last.get(id)
+	}
 	s.mu.Unlock()
 	if ok {
-		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-			return candidate{id: id, path: path, sig: history.SigOf(st)}, true
+		if st, err := os.Stat(known.path); err == nil && st.Mode().IsRegular() {
+			return candidate{id: id, path: known.path, sig: history.SigOf(st)}, true
 		}
 	}
 	var best candidate

@@ -58,7 +58,7 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 		}
 	}
 
-	// No Scan runs while the files go: it would cache a list with them.
+	// No Scan runs while the files go: it would cache their summaries.
 	s.scanMu.Lock()
 	defer s.scanMu.Unlock()
 	var errs []error
@@ -75,7 +75,6 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 	}
 
 	s.mu.Lock()
-	s.last = nil
 	for _, dir := range slices.Concat(chatDirs, subDirs) {
 		s.summaries.Forget(dir)
 		delete(s.parents, filepath.Join(dir, "store.db"))

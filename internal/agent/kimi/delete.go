@@ -162,7 +162,4 @@ func removeOwn(f sessionFiles) error {
 // the next Scan reads the directories again.
 func (s *Scanner) forget(histories []string) {
 	s.cache.Forget(histories...)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.last = nil
 }

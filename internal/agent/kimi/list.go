@@ -149,15 +149,14 @@ var md5Bucket = regexp.MustCompile(`^(?:.+_)?([0-9a-f]{32})$`)
 
 // legacyWorkDirs reads kimi-cli's kimi.json, the only map from a bucket
 // back to its directory: {"work_dirs":[{"path","kaos"},…]}.
-func legacyWorkDirs(share string) (map[string]string, history.Sig) {
+func legacyWorkDirs(share string) map[string]string {
 	path := filepath.Join(share, "kimi.json")
-	st, ok := statFile(path)
-	if !ok {
-		return nil, history.Sig{}
+	if _, ok := statFile(path); !ok {
+		return nil
 	}
 	m, err := readJSONObject(path)
 	if err != nil {
-		return nil, history.SigOf(st)
+		return nil
 	}
 	out := make(map[string]string)
 	for _, raw := range array(m["work_dirs"]) {
@@ -173,7 +172,7 @@ func legacyWorkDirs(share string) (map[string]string, history.Sig) {
 		}
 		out[key] = p
 	}
-	return out, history.SigOf(st)
+	return out
 }
 
 // legacyCandidates stats the kimi-cli sessions under <share>/sessions:

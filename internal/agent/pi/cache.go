@@ -269,14 +269,32 @@ func readHeader(path string) (header, error) {
 // prune keeps the summaries this scan used and the header ids of files
 // that still exist, so the caches stay the size of one listing and one
 // header per file. Logged problems are forgotten when their file is gone.
+// Every scan prunes, so it looks up among the walk's files only the paths
+// it must: those with a known header (usually the few listed, not the
+// whole history) and those of logged problems (usually none).
 func (s *Scanner) prune(used map[string]bool, cands []candidate) {
-	exists := make(map[string]bool, len(cands))
-	for _, c := range cands {
-		exists[c.path] = true
-	}
 	s.sums.Prune(used)
-	s.heads.Prune(exists)
+	known := make(map[string]bool)
+	for _, p := range s.heads.Paths(func(string) bool { return true }) {
+		known[p] = false
+	}
+	for _, c := range cands {
+		if _, ok := known[c.path]; ok {
+			known[c.path] = true
+		}
+	}
+	s.heads.Prune(known)
+	var exists map[string]bool // built for the first problem that needs it
 	s.problems.ForgetIf(func(p string) bool {
-		return strings.HasPrefix(p, s.dir) && !exists[p] && !isDir(p)
+		if !strings.HasPrefix(p, s.dir) {
+			return false
+		}
+		if exists == nil {
+			exists = make(map[string]bool, len(cands))
+			for _, c := range cands {
+				exists[c.path] = true
+			}
+		}
+		return !exists[p] && !isDir(p)
 	})
 }
