@@ -33,15 +33,14 @@ func lineJSON() jsonpeek.Skim {
 // of an object that later turns out to be malformed; callers discard what
 // they gathered when an error comes back.
 func eachMember(v []byte, fn func(key, val []byte)) error {
-	return lineJSON().Members(v, func(key, val []byte) bool {
-		fn(key, val)
-		return true
-	})
+	s := lineJSON()
+	return s.Members(v, fn)
 }
 
 // eachElement calls fn with the raw value of every element of the array v.
 func eachElement(v []byte, fn func(val []byte)) error {
-	return lineJSON().Elements(v, fn)
+	s := lineJSON()
+	return s.Elements(v, fn)
 }
 
 // jsonString decodes a raw JSON string value. Anything else — null, a

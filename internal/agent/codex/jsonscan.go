@@ -23,12 +23,14 @@ func lineJSON() jsonpeek.Skim {
 // they are) and the raw value of each member of the object in data, in
 // order, until fn returns false.
 func members(data []byte, fn func(key, val []byte) bool) error {
-	return lineJSON().Members(data, fn)
+	s := lineJSON()
+	return s.MembersUntil(data, fn)
 }
 
 // elements calls fn with each raw element of the array in data.
 func elements(data []byte, fn func(val []byte)) error {
-	return lineJSON().Elements(data, fn)
+	s := lineJSON()
+	return s.Elements(data, fn)
 }
 
 // str decodes a raw JSON string value; anything else (null, a number, an

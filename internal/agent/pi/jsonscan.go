@@ -27,33 +27,23 @@ func skipSpace(b []byte, i int) int { return jsonpeek.SkipSpace(b, i) }
 
 // valueEnd returns the index just past the JSON value starting at b[i],
 // depth containers being open around it.
-func valueEnd(b []byte, i, depth int) (int, error) { return lineJSON().ValueEnd(b, i, depth) }
+func valueEnd(b []byte, i, depth int) (int, error) {
+	sk := lineJSON()
+	return sk.ValueEnd(b, i, depth)
+}
 
 // objectEnd walks the object opening at b[i], calling member (when not
 // nil) with each key's raw bytes (between the quotes) and value.
 func objectEnd(b []byte, i, depth int, member func(key, val []byte)) (int, error) {
-	return lineJSON().ObjectEnd(b, i, depth, member)
-}
-
-// walkObject walks the object opening at b[i]. visit is called with each
-// key's raw bytes and the index where its value starts, and returns the
-// index just past the value, having walked it: with valueEnd, or with a
-// walk of its own that reads the value as it checks it.
-func walkObject(b []byte, i, depth int, visit func(key []byte, at int) (int, error)) (int, error) {
-	return lineJSON().WalkObject(b, i, depth, visit)
-}
-
-// walkArray walks the array opening at b[i] as walkObject walks an
-// object: visit walks each element from where it starts.
-func walkArray(b []byte, i, depth int, visit func(at int) (int, error)) (int, error) {
-	return lineJSON().WalkArray(b, i, depth, visit)
+	sk := lineJSON()
+	return sk.ObjectEnd(b, i, depth, member)
 }
 
 // walkLine walks the JSON object that is all of b (white space around
-// allowed) with walkObject's visitor. A value that is not an object is
-// errNotObject.
-func walkLine(b []byte, visit func(key []byte, at int) (int, error)) error {
-	err := lineJSON().WalkMembers(b, visit)
+// allowed) by sk (lineJSON's) with a visitor as WalkObject's. A value that is
+// not an object is errNotObject.
+func walkLine(sk *jsonpeek.Skim, b []byte, visit func(key []byte, at int) (int, error)) error {
+	err := sk.WalkMembers(b, visit)
 	if errors.Is(err, jsonpeek.ErrNotObject) {
 		return errNotObject
 	}
@@ -66,7 +56,8 @@ func eachElement(val []byte, elem func(val []byte)) bool {
 	if len(val) == 0 || val[0] != '[' {
 		return false
 	}
-	_, err := lineJSON().ArrayEnd(val, 0, 1, elem)
+	sk := lineJSON()
+	_, err := sk.ArrayEnd(val, 0, 1, elem)
 	return err == nil
 }
 

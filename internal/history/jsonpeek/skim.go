@@ -75,51 +75,55 @@ type Skim struct {
 
 // Members calls fn with the key (between its quotes, escapes left as they
 // are) and the raw value of every member of the object that data holds,
-// white space around it allowed, until fn returns false; then it stops at
-// once and reports no error. fn may already have run for the leading
-// members of an object found broken later on: a caller drops what it
-// gathered when an error comes back.
-func (s Skim) Members(data []byte, fn func(key, val []byte) bool) error {
-	return s.WalkMembers(data, func(key []byte, at int) (int, error) {
-		end, err := s.ValueEnd(data, at, 1)
-		if err == nil && !fn(key, data[at:end]) {
-			return end, errStop
-		}
-		return end, err
-	})
+// white space around it allowed, and then checks that only white space
+// follows the object (unless s.Rest). fn may already have run for the
+// leading members of an object found broken later on: a caller drops
+// what it gathered when an error comes back. Anything but an object is
+// ErrNotObject.
+func (s *Skim) Members(data []byte, fn func(key, val []byte)) error {
+	return s.top(data, nil, fn, nil)
 }
 
-// errStop ends a walk early without an error (Members' fn said so).
-var errStop = errors.New("stop")
+// MembersUntil is Members with a fn that may stop the walk by returning
+// false; then MembersUntil returns nil at once, looking at nothing more.
+func (s *Skim) MembersUntil(data []byte, fn func(key, val []byte) bool) error {
+	return s.top(data, nil, nil, fn)
+}
 
 // WalkMembers walks the object that data holds as WalkObject does, at
-// depth 1, and then checks that only white space follows it (unless
-// s.Rest). Anything but an object is ErrNotObject.
-func (s Skim) WalkMembers(data []byte, visit func(key []byte, at int) (int, error)) error {
+// depth 1, and then checks what follows it as Members does.
+func (s *Skim) WalkMembers(data []byte, visit func(key []byte, at int) (int, error)) error {
+	return s.top(data, visit, nil, nil)
+}
+
+func (s *Skim) top(data []byte, visit func(key []byte, at int) (int, error), each func(key, val []byte), until func(key, val []byte) bool) error {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return ErrNotObject
 	}
-	end, err := s.WalkObject(data, i, 1, visit)
-	if errors.Is(err, errStop) {
+	end, err := s.object(data, i, 1, visit, each, until)
+	if err == errStop {
 		return nil
 	}
 	return s.rest(data, end, err)
 }
 
+// errStop ends a walk early without an error (MembersUntil's fn said so).
+var errStop = errors.New("stop")
+
 // Elements calls fn with the raw value of every element of the array that
 // data holds, white space around it allowed; then it checks what follows
-// as WalkMembers does.
-func (s Skim) Elements(data []byte, fn func(val []byte)) error {
+// as Members does.
+func (s *Skim) Elements(data []byte, fn func(val []byte)) error {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '[' {
 		return ErrSyntax
 	}
-	end, err := s.ArrayEnd(data, i, 1, fn)
+	end, err := s.array(data, i, 1, nil, fn)
 	return s.rest(data, end, err)
 }
 
-func (s Skim) rest(data []byte, end int, err error) error {
+func (s *Skim) rest(data []byte, end int, err error) error {
 	if err != nil {
 		return err
 	}
@@ -132,14 +136,8 @@ func (s Skim) rest(data []byte, end int, err error) error {
 // ObjectEnd walks the object that opens at b[i], the depth-th container
 // open, calling fn (when not nil) with each member's key and raw value,
 // and returns the index just past it.
-func (s Skim) ObjectEnd(b []byte, i, depth int, fn func(key, val []byte)) (int, error) {
-	return s.WalkObject(b, i, depth, func(key []byte, at int) (int, error) {
-		end, err := s.ValueEnd(b, at, depth)
-		if err == nil && fn != nil {
-			fn(key, b[at:end])
-		}
-		return end, err
-	})
+func (s *Skim) ObjectEnd(b []byte, i, depth int, fn func(key, val []byte)) (int, error) {
+	return s.object(b, i, depth, nil, fn, nil)
 }
 
 // WalkObject walks the object that opens at b[i], the depth-th container
@@ -149,7 +147,14 @@ func (s Skim) ObjectEnd(b []byte, i, depth int, fn func(key, val []byte)) (int, 
 // ValueEnd at depth, or with a walk of its own that reads the value as
 // it checks it. A nil visit only checks the object. The object's own
 // members are always checked as NestedWalked says, whatever s.Nested.
-func (s Skim) WalkObject(b []byte, i, depth int, visit func(key []byte, at int) (int, error)) (int, error) {
+func (s *Skim) WalkObject(b []byte, i, depth int, visit func(key []byte, at int) (int, error)) (int, error) {
+	return s.object(b, i, depth, visit, nil, nil)
+}
+
+// object walks the object that opens at b[i]: each value is walked by
+// visit when it is set, else by ValueEnd and handed to each or until
+// (when set).
+func (s *Skim) object(b []byte, i, depth int, visit func(key []byte, at int) (int, error), each func(key, val []byte), until func(key, val []byte) bool) (int, error) {
 	if s.MaxDepth > 0 && depth > s.MaxDepth {
 		return i, ErrSyntax
 	}
@@ -179,6 +184,13 @@ func (s Skim) WalkObject(b []byte, i, depth int, visit func(key []byte, at int) 
 			end, err = visit(key, i)
 		} else {
 			end, err = s.ValueEnd(b, i, depth)
+			switch {
+			case err != nil:
+			case each != nil:
+				each(key, b[i:end])
+			case until != nil && !until(key, b[i:end]):
+				return end, errStop
+			}
 		}
 		if err != nil {
 			return end, err
@@ -200,19 +212,17 @@ func (s Skim) WalkObject(b []byte, i, depth int, visit func(key []byte, at int) 
 
 // ArrayEnd walks the array that opens at b[i], the depth-th container
 // open, calling fn (when not nil) with each raw element.
-func (s Skim) ArrayEnd(b []byte, i, depth int, fn func(val []byte)) (int, error) {
-	return s.WalkArray(b, i, depth, func(at int) (int, error) {
-		end, err := s.ValueEnd(b, at, depth)
-		if err == nil && fn != nil {
-			fn(b[at:end])
-		}
-		return end, err
-	})
+func (s *Skim) ArrayEnd(b []byte, i, depth int, fn func(val []byte)) (int, error) {
+	return s.array(b, i, depth, nil, fn)
 }
 
 // WalkArray walks the array that opens at b[i] as WalkObject walks an
 // object: visit (when not nil) walks each element from where it starts.
-func (s Skim) WalkArray(b []byte, i, depth int, visit func(at int) (int, error)) (int, error) {
+func (s *Skim) WalkArray(b []byte, i, depth int, visit func(at int) (int, error)) (int, error) {
+	return s.array(b, i, depth, visit, nil)
+}
+
+func (s *Skim) array(b []byte, i, depth int, visit func(at int) (int, error), each func(val []byte)) (int, error) {
 	if s.MaxDepth > 0 && depth > s.MaxDepth {
 		return i, ErrSyntax
 	}
@@ -230,6 +240,9 @@ func (s Skim) WalkArray(b []byte, i, depth int, visit func(at int) (int, error))
 			end, err = visit(i)
 		} else {
 			end, err = s.ValueEnd(b, i, depth)
+			if err == nil && each != nil {
+				each(b[i:end])
+			}
 		}
 		if err != nil {
 			return end, err
@@ -251,7 +264,7 @@ func (s Skim) WalkArray(b []byte, i, depth int, visit func(at int) (int, error))
 
 // ValueEnd returns the index just past the value that starts at b[i],
 // depth containers being open around it, checked as s says.
-func (s Skim) ValueEnd(b []byte, i, depth int) (int, error) {
+func (s *Skim) ValueEnd(b []byte, i, depth int) (int, error) {
 	if i >= len(b) {
 		return i, ErrSyntax
 	}
@@ -266,9 +279,9 @@ func (s Skim) ValueEnd(b []byte, i, depth int) (int, error) {
 			return countedEnd(b, i)
 		}
 		if c == '{' {
-			return s.WalkObject(b, i, depth+1, nil)
+			return s.object(b, i, depth+1, nil, nil, nil)
 		}
-		return s.WalkArray(b, i, depth+1, nil)
+		return s.array(b, i, depth+1, nil, nil)
 	}
 	switch s.Scalars {
 	case ScalarsDelimited:
@@ -311,19 +324,6 @@ func (s Skim) ValueEnd(b []byte, i, depth int) (int, error) {
 // past the first quote that an even number of backslashes precede.
 func stringEnd(b []byte, i int) (int, error) {
 	i++
-	// Most keys and values are a few bytes long: look at those bytes one
-	// by one rather than pay for an IndexByte call.
-	head := b[i:min(i+16, len(b))]
-	j := 0
-	for ; j < len(head); j++ {
-		switch head[j] {
-		case '"':
-			return i + j + 1, nil
-		case '\\':
-			j++ // the escaped byte
-		}
-	}
-	i += j
 	for {
 		if i >= len(b) {
 			return i, ErrSyntax
@@ -347,7 +347,7 @@ func stringEnd(b []byte, i int) (int, error) {
 // pairedEnd passes over the object or array that opens at b[i], depth
 // containers being open around it, checking that its brackets pair up
 // and its strings close.
-func (s Skim) pairedEnd(b []byte, i, depth int) (int, error) {
+func (s *Skim) pairedEnd(b []byte, i, depth int) (int, error) {
 	room := -1 // containers that may still open; -1: any number
 	if s.MaxDepth > 0 {
 		room = s.MaxDepth - depth

@@ -17,7 +17,7 @@ var (
 // skimMembers is "key=value;" per member, or "ERR".
 func skimMembers(s Skim, in string) string {
 	var got strings.Builder
-	err := s.Members([]byte(in), func(k, v []byte) bool {
+	err := s.MembersUntil([]byte(in), func(k, v []byte) bool {
 		got.WriteString(string(k) + "=" + string(v) + ";")
 		return string(k) != "stop"
 	})
@@ -39,7 +39,7 @@ func TestSkimMembers(t *testing.T) {
 		{`{"a":"q\"uote","b":"back\\","c":"\\\"x"}`, `a="q\"uote";b="back\\";c="\\\"x";`, `a="q\"uote";b="back\\";c="\\\"x";`, `a="q\"uote";b="back\\";c="\\\"x";`},
 		{`{"k\"ey":-1.5e3}`, `k\"ey=-1.5e3;`, `k\"ey=-1.5e3;`, `k\"ey=-1.5e3;`},
 		{`{"a":true,"b":false,"c":null,"d":-1.5e3}`, "a=true;b=false;c=null;d=-1.5e3;", "a=true;b=false;c=null;d=-1.5e3;", "a=true;b=false;c=null;d=-1.5e3;"},
-		// fn stops the walk, which then reports no error.
+		// fn stops the walk (MembersUntil), which then reports no error.
 		{`{"stop":1,"b":2}`, "stop=1;", "stop=1;", "stop=1;"},
 		{`{"stop":1,"b":}`, "stop=1;", "stop=1;", "stop=1;"},
 		{`{"a":1,}`, "ERR", "ERR", "ERR"},
@@ -169,9 +169,8 @@ func FuzzSkim(f *testing.F) {
 		}) && nesting(data) < 200
 		for _, s := range []Skim{paired, counted, walked} {
 			var got []string
-			err := s.Members(data, func(k, v []byte) bool {
+			err := s.Members(data, func(k, v []byte) {
 				got = append(got, string(k)+"="+string(v))
-				return true
 			})
 			if valid && (err != nil || !slices.Equal(got, want)) {
 				t.Fatalf("%+v: valid %q read as %q, %v; want %q", s, data, got, err, want)
