@@ -92,7 +92,7 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 // it), so the walk stops at any other before opening its store: opening
 // one may copy the database, and a workspace holds many top-level chats.
 func (s *Scanner) subagentsOf(ctx context.Context, ws, id string) []*chat {
-	chats := s.workspace(s.chatsDir(), ws)
+	chats, _ := s.workspace(s.chatsDir(), ws)
 	byID := make(map[string]*chat, len(chats))
 	for _, c := range chats {
 		byID[c.id] = c

@@ -149,7 +149,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	s.scanMu.Lock()
 	defer s.scanMu.Unlock()
 
-	chats, err := s.chats(ctx)
+	chats, listed, err := s.chats(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	watch := s.watchDirs(p)
+	watch := s.watchDirs(p, listed)
 	s.mu.Lock()
 	s.watch = watch
 	s.mu.Unlock()
@@ -462,7 +462,10 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 	evs := s.gatherEvidence(ctx)
 	s.learnCwds(evs)
 	sum := s.summary(ctx, c)
-	siblings := func(ws string) []*chat { return s.workspace(s.chatsDir(), ws) }
+	siblings := func(ws string) []*chat {
+		chats, _ := s.workspace(s.chatsDir(), ws)
+		return chats
+	}
 	cwd := s.cwdOf(ctx, c, sum, siblings)
 	// Asked for by id, a chat is pinned: its cwd is never checked.
 	if !s.listable(c, sum, cwd, false, true, history.NewDirMemo(isDir)) {
@@ -568,8 +571,10 @@ func (s *Scanner) baseWatchDirs() []string {
 	return dirs
 }
 
-func (s *Scanner) watchDirs(p *pass) []string {
-	dirs := s.baseWatchDirs()
+// watchDirs is WatchDirs after a scan whose stat pass listed the folders
+// in listed (chats/ and its workspace folders, as baseWatchDirs finds them).
+func (s *Scanner) watchDirs(p *pass, listed []string) []string {
+	dirs := slices.Clone(listed)
 	seen := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
 		seen[d] = true
