@@ -118,9 +118,7 @@ func TestCwdGoneTakesNoSlot(t *testing.T) {
 			if want := slices.Sorted(slices.Values(tt.want)); !slices.Equal(got, want) {
 				t.Errorf("listed %q, want %q", got, want)
 			}
-			s.mu.Lock()
-			reads := len(s.cache)
-			s.mu.Unlock()
+			reads := s.cache.Len()
 			if reads != tt.wantReads {
 				t.Errorf("read %d transcripts, want %d", reads, tt.wantReads)
 			}

@@ -67,11 +67,7 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 			errs = append(errs, err)
 		}
 	}
-	s.mu.Lock()
-	for _, path := range transcripts {
-		delete(s.cache, path)
-	}
-	s.mu.Unlock()
+	s.cache.Forget(transcripts...)
 	if len(errs) > 0 {
 		return fmt.Errorf("claude: deleting session %s: %w", id, errors.Join(errs...))
 	}

@@ -27,9 +27,7 @@ func TestScanReadsOnlyWhatItLists(t *testing.T) {
 		if err != nil || len(infos) != limit {
 			t.Fatalf("limit %d: %d sessions, %v", limit, len(infos), err)
 		}
-		s.mu.Lock()
-		read := len(s.cache)
-		s.mu.Unlock()
+		read := s.cache.Len()
 		if read != limit {
 			t.Errorf("limit %d: read %d transcripts, want exactly %d", limit, read, limit)
 		}

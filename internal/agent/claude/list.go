@@ -6,11 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"paddock/internal/history"
 )
@@ -20,11 +17,6 @@ type candidate struct {
 	id, path string
 	sig      history.Sig
 }
-
-// maxStatWorkers bounds the goroutines of the stat pass. Stat is a syscall
-// per file, so a couple of workers overlap the kernel work of different
-// project directories; more add nothing on a small machine.
-const maxStatWorkers = 4
 
 // candidates stats every projects/*/*.jsonl — the top level of each project
 // directory only: <id>/subagents/ holds Task subagents, never sessions —
@@ -40,26 +32,10 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 		return nil, err
 	}
 
-	perDir := make([][]candidate, len(dirs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), maxStatWorkers, len(dirs)) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(dirs) {
-					return
-				}
-				perDir[i] = s.project(dirs[i])
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	out, err := history.Gather(ctx, history.StatWorkers, dirs, s.project)
+	if err != nil {
 		return nil, err
 	}
-
-	out := slices.Concat(perDir...)
 	slices.SortFunc(out, func(a, b candidate) int {
 		if c := cmp.Compare(b.sig.MtimeNs, a.sig.MtimeNs); c != 0 {
 			return c

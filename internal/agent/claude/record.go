@@ -2,6 +2,7 @@ package claude
 
 import (
 	"errors"
+	"paddock/internal/history/jsonpeek"
 	"strings"
 	"time"
 )
@@ -59,7 +60,7 @@ func parseLine(line []byte) (record, error) {
 	var r record
 	var message, timestamp, parent, logicalParent, origin []byte
 	var title, altTitle []byte
-	i := skipSpace(line, 0)
+	i := jsonpeek.SkipSpace(line, 0)
 	if i == len(line) || line[i] != '{' {
 		return record{}, errNotObject
 	}
@@ -126,7 +127,7 @@ func parseLine(line []byte) (record, error) {
 // readMessage fills the message fields. A message that is not an object
 // ("message": "error" in the wild) carries nothing and is not an error.
 func (r *record) readMessage(msg []byte) error {
-	if i := skipSpace(msg, 0); i == len(msg) || msg[i] != '{' {
+	if i := jsonpeek.SkipSpace(msg, 0); i == len(msg) || msg[i] != '{' {
 		return nil
 	}
 	var content []byte

@@ -47,8 +47,8 @@ func BenchmarkScan10k(b *testing.B) {
 			b.Fatalf("Scan = %d sessions, %v", len(infos), err)
 		}
 	}
-	if len(probe.cache) != len(keepAll.cache) {
-		b.Fatalf("a cold scan read %d transcripts, %d when it keeps every session", len(probe.cache), len(keepAll.cache))
+	if probe.cache.Len() != keepAll.cache.Len() {
+		b.Fatalf("a cold scan read %d transcripts, %d when it keeps every session", probe.cache.Len(), keepAll.cache.Len())
 	}
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {

@@ -21,7 +21,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"paddock/internal/history"
@@ -64,14 +63,8 @@ type Scanner struct {
 	// cwdChecks counts the working directories scans stat'ed (tests).
 	cwdChecks atomic.Int64
 
-	mu       sync.Mutex
-	cache    map[string]cacheEntry // by transcript path
-	problems *history.OnceLog      // problems already logged, by path
-}
-
-type cacheEntry struct {
-	sig history.Sig
-	sum *summary
+	cache    history.SummaryCache[history.Sig, *summary] // by transcript path
+	problems *history.OnceLog                            // problems already logged, by path
 }
 
 // New returns a Scanner over opts.Dir.
@@ -85,7 +78,6 @@ func New(opts Options) *Scanner {
 		dir:            opts.Dir,
 		home:           home,
 		keepMissingCwd: opts.KeepMissingCwd,
-		cache:          make(map[string]cacheEntry),
 		problems:       history.NewOnceLog(log.With("runtime", runtimeName)),
 	}
 }
@@ -281,11 +273,8 @@ func (s *Scanner) WatchDirs() []string {
 
 // summary returns the cached summary of c, reading the file when it changed.
 func (s *Scanner) summary(c candidate) *summary {
-	s.mu.Lock()
-	e, ok := s.cache[c.path]
-	s.mu.Unlock()
-	if ok && e.sig == c.sig {
-		return e.sum
+	if sum, ok := s.cache.Get(c.path, c.sig); ok {
+		return sum
 	}
 	sum, err := readSummary(c.path, c.sig.Size)
 	if err != nil {
@@ -295,9 +284,7 @@ func (s *Scanner) summary(c candidate) *summary {
 		s.problems.Error(c.path, "Claude transcript partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
-	s.mu.Lock()
-	s.cache[c.path] = cacheEntry{sig: c.sig, sum: sum}
-	s.mu.Unlock()
+	s.cache.Put(c.path, c.sig, sum)
 	return sum
 }
 
@@ -307,13 +294,7 @@ func (s *Scanner) summary(c candidate) *summary {
 // file is gone: a broken file beyond the limit must not be logged again on
 // every rescan.
 func (s *Scanner) prune(used map[string]bool) {
-	s.mu.Lock()
-	for p := range s.cache {
-		if !used[p] {
-			delete(s.cache, p)
-		}
-	}
-	s.mu.Unlock()
+	s.cache.Prune(used)
 	s.problems.ForgetGone(func(p string) bool { return used[p] })
 }
 

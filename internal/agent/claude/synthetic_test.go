@@ -416,11 +416,9 @@ func TestScanCache(t *testing.T) {
 	}
 	s := newTestScanner(dir)
 	cached := func() map[string]*summary {
-		s.mu.Lock()
-		defer s.mu.Unlock()
 		out := make(map[string]*summary)
-		for p, e := range s.cache {
-			out[filepath.Base(p)] = e.sum
+		for p, sum := range s.cache.All() {
+			out[filepath.Base(p)] = sum
 		}
 		return out
 	}

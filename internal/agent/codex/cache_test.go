@@ -84,9 +84,7 @@ func TestScanSignature(t *testing.T) {
 	if got := scanAll(t, s); len(got) != 3 {
 		t.Errorf("after removal: %v", ids(got))
 	}
-	s.mu.Lock()
-	cached := len(s.cache)
-	s.mu.Unlock()
+	cached := s.cache.Len()
 	if cached != 3 {
 		t.Errorf("%d summaries cached, want 3", cached)
 	}

@@ -156,11 +156,12 @@ func cliMessage(stderr string) string {
 func (s *Scanner) forget(id string, files []candidate) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.paths, id)
-	for _, c := range files {
-		delete(s.cache, c.path)
+	if s.last != nil {
+		s.last.forget(id)
 	}
-	s.last = nil
+	for _, c := range files {
+		s.cache.Forget(c.path)
+	}
 }
 
 // codexFinds reports whether the rollout at path is in the layout and

@@ -6,11 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"paddock/internal/history"
@@ -68,10 +65,6 @@ func stampLike(s string) bool {
 	return true
 }
 
-// maxStatWorkers bounds the goroutines of the stat pass: a few overlap the
-// kernel work of different day directories; more add nothing.
-const maxStatWorkers = 4
-
 // candidates stats every rollout under sessions/ and archived_sessions/
 // and returns them newest mtime first. It is the only work of a scan that
 // grows with the size of the history. One id found twice (a copy left in
@@ -81,25 +74,10 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 	for _, root := range []string{sessionsDir, archiveDir} {
 		dirs = appendDirs(dirs, filepath.Join(s.dir, root), 0)
 	}
-	perDir := make([][]candidate, len(dirs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), maxStatWorkers, len(dirs)) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(dirs) {
-					return
-				}
-				perDir[i] = s.statDir(dirs[i])
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	all, err := history.Gather(ctx, history.StatWorkers, dirs, s.statDir)
+	if err != nil {
 		return nil, err
 	}
-	all := slices.Concat(perDir...)
 	slices.SortFunc(all, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(b.sig.MtimeNs, a.sig.MtimeNs), strings.Compare(a.path, b.path))
 	})
@@ -112,6 +90,31 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 		}
 	}
 	return out, nil
+}
+
+// rollouts are the candidates of a stat pass, one per id, with a lookup by
+// id built on first use: a scan that binds no process and keeps no
+// session never needs one. Not safe for concurrent use.
+type rollouts struct {
+	cands []candidate
+	byID  map[string]candidate
+}
+
+func (r *rollouts) get(id string) (candidate, bool) {
+	if r.byID == nil {
+		r.byID = make(map[string]candidate, len(r.cands))
+		for _, c := range r.cands {
+			r.byID[c.id] = c
+		}
+	}
+	c, ok := r.byID[id]
+	return c, ok
+}
+
+// forget drops id, so get no longer finds it.
+func (r *rollouts) forget(id string) {
+	r.get(id)
+	delete(r.byID, id)
 }
 
 // appendDirs appends dir, when it is a directory, and its subdirectories
@@ -183,12 +186,16 @@ func (s *Scanner) find(id string) (candidate, bool) {
 	if s.dir == "" || !validID(id) {
 		return candidate{}, false
 	}
+	var known candidate
+	ok := false
 	s.mu.Lock()
-	path, ok := s.paths[id]
+	if s.last != nil {
+		known, ok = s.last.get(id)
+	}
 	s.mu.Unlock()
 	if ok {
-		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-			return candidate{id: id, path: path, sig: history.SigOf(st)}, true
+		if st, err := os.Stat(known.path); err == nil && st.Mode().IsRegular() {
+			return candidate{id: id, path: known.path, sig: history.SigOf(st)}, true
 		}
 	}
 	var best candidate

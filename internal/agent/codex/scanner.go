@@ -11,18 +11,16 @@
 // removes one session through `codex delete` or by removing its rollout
 // files (delete.go). Listing is lazy (seed 002 §2.1): every
 // rollout is stat'ed, then only the head and tail of the newest are read
-// until the limit is filled; summaries are cached per file signature, and a
-// scan whose inputs (every rollout's stat, the title sources, the process
-// bindings) have not changed returns a copy of the last answer.
+// until the limit is filled; summaries are cached per file signature. When
+// to scan again is the catalog's business: a scan whose inputs have not
+// changed reads nothing but stats and the cached summaries.
 package codex
 
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -86,7 +84,6 @@ type Scanner struct {
 	processes      func(ctx context.Context) ([]procscan.AgentProcess, error)
 	openFiles      openFilesFunc
 	cmdline        cmdlineFunc
-	seed           maphash.Seed
 
 	// parsed counts rollout summaries read from disk, cwdChecks working
 	// directories stat'ed by scans (tests).
@@ -99,15 +96,10 @@ type Scanner struct {
 	state stateCache
 
 	mu       sync.Mutex
-	cache    map[string]cacheEntry // summaries by rollout path
-	paths    map[string]string     // id → rollout path, from the last scan
-	problems *history.OnceLog      // problems logged, by path
-	last     *lastScan
-}
+	last     *rollouts        // the last scan's stat pass (less what Delete removed)
+	problems *history.OnceLog // problems logged, by path
 
-type cacheEntry struct {
-	sig history.Sig
-	sum *summary
+	cache history.SummaryCache[history.Sig, *summary] // by rollout path
 }
 
 type indexCache struct {
@@ -122,13 +114,6 @@ type stateCache struct {
 	db, wal history.Sig
 	read    bool // a lookup ever succeeded
 	rows    map[string]thread
-}
-
-// lastScan is the previous Scan's answer and what it depended on.
-type lastScan struct {
-	sig   uint64
-	infos []session.Info
-	cwds  []string // every working directory the scan checked
 }
 
 // New returns a Scanner over opts.
@@ -147,9 +132,6 @@ func New(opts Options) *Scanner {
 		processes:      opts.Processes,
 		openFiles:      procscan.OpenFiles,
 		cmdline:        procCmdline,
-		seed:           maphash.MakeSeed(),
-		cache:          make(map[string]cacheEntry),
-		paths:          make(map[string]string),
 		problems:       history.NewOnceLog(log.With("runtime", runtimeName)),
 	}
 }
@@ -188,20 +170,9 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	}
 	live := s.bindings(ctx)
 
-	s.mu.Lock()
-	last := s.last
-	s.mu.Unlock()
-	sig := s.signature(cands, src, live, limit, keep, last)
-	if last != nil && last.sig == sig {
-		return slices.Clone(last.infos), nil
-	}
-
-	byID := make(map[string]candidate, len(cands))
-	for _, c := range cands {
-		byID[c.id] = c
-	}
+	byID := &rollouts{cands: cands}
 	live.addParents(func(id string) string {
-		if c, ok := byID[id]; ok {
+		if c, ok := byID.get(id); ok {
 			if sum := s.summary(c); sum.subagent {
 				return sum.parent
 			}
@@ -223,7 +194,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 		}
 	}
 	for _, id := range keep {
-		if c, ok := byID[id]; ok {
+		if c, ok := byID.get(id); ok {
 			if err := p.add(c); err != nil {
 				return nil, err
 			}
@@ -234,59 +205,11 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 		return cmp.Or(b.Updated.Compare(a.Updated), cmp.Compare(a.ID, b.ID))
 	})
 
-	paths := make(map[string]string, len(cands))
-	for _, c := range cands {
-		paths[c.id] = c.path
-	}
-	cwds := slices.Sorted(maps.Keys(p.cwds.Checked()))
 	s.mu.Lock()
-	s.paths = paths
-	s.last = &lastScan{sig: s.signature(cands, src, live, limit, keep, &lastScan{cwds: cwds}), infos: p.out, cwds: cwds}
+	s.last = byID
 	s.mu.Unlock()
 	s.prune(p.used)
-	return slices.Clone(p.out), nil
-}
-
-// signature sums up everything a Scan's answer depends on: every
-// rollout's stat, the title sources' stats, the process bindings, the
-// arguments and whether each working directory the last scan checked still
-// exists. Directory mtimes are never used: an append deep in the tree does
-// not reach them (seed 002 §6).
-func (s *Scanner) signature(cands []candidate, src sources, live liveSet, limit int, keep []string, last *lastScan) uint64 {
-	var h maphash.Hash
-	h.SetSeed(s.seed)
-	var buf [24]byte
-	writeSig := func(sig history.Sig) {
-		binary.LittleEndian.PutUint64(buf[0:], uint64(sig.Size))
-		binary.LittleEndian.PutUint64(buf[8:], uint64(sig.MtimeNs))
-		binary.LittleEndian.PutUint64(buf[16:], sig.Ino)
-		h.Write(buf[:])
-	}
-	for _, c := range cands {
-		h.WriteString(c.path)
-		h.WriteByte(0)
-		writeSig(c.sig)
-	}
-	for _, sig := range src.sig {
-		writeSig(sig)
-	}
-	h.WriteString(live.key)
-	fmt.Fprintf(&h, "\x00%d\x00", limit)
-	for _, id := range slices.Sorted(slices.Values(keep)) {
-		h.WriteString(id)
-		h.WriteByte(0)
-	}
-	if last != nil {
-		for _, d := range last.cwds {
-			h.WriteString(d)
-			if dirExists(d) {
-				h.WriteByte(1)
-			} else {
-				h.WriteByte(0)
-			}
-		}
-	}
-	return h.Sum64()
+	return p.out, nil
 }
 
 // pass is the state of one Scan.
@@ -322,9 +245,9 @@ func (p *pass) add(c candidate) error {
 // addUnwritten lists the threads a live process has opened whose rollout
 // does not exist yet: Codex writes it with the first prompt, so until then
 // the session exists only while its process lives (seed 002 §2.1).
-func (p *pass) addUnwritten(byID map[string]candidate) {
+func (p *pass) addUnwritten(byID *rollouts) {
 	for _, id := range slices.Sorted(maps.Keys(p.live.locked)) {
-		if _, ok := byID[id]; ok || p.seen[id] {
+		if _, ok := byID.get(id); ok || p.seen[id] {
 			continue
 		}
 		p.seen[id] = true
@@ -624,11 +547,8 @@ func (l *stateLookup) close() {
 
 // summary returns the summary of c, reading the file only when it changed.
 func (s *Scanner) summary(c candidate) *summary {
-	s.mu.Lock()
-	e, ok := s.cache[c.path]
-	s.mu.Unlock()
-	if ok && e.sig == c.sig {
-		return e.sum
+	if sum, ok := s.cache.Get(c.path, c.sig); ok {
+		return sum
 	}
 	s.parsed.Add(1)
 	sum, err := readSummary(c.path, c.sig.Size)
@@ -639,9 +559,7 @@ func (s *Scanner) summary(c candidate) *summary {
 		s.problems.Error(c.path, "Codex rollout partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
-	s.mu.Lock()
-	s.cache[c.path] = cacheEntry{sig: c.sig, sum: sum}
-	s.mu.Unlock()
+	s.cache.Put(c.path, c.sig, sum)
 	return sum
 }
 
@@ -649,13 +567,7 @@ func (s *Scanner) summary(c candidate) *summary {
 // the cache stays the size of one listing. Logged problems are forgotten
 // once their file is gone, so a broken file is logged once, not per scan.
 func (s *Scanner) prune(used map[string]bool) {
-	s.mu.Lock()
-	for p := range s.cache {
-		if !used[p] {
-			delete(s.cache, p)
-		}
-	}
-	s.mu.Unlock()
+	s.cache.Prune(used)
 	// "processes" names no file: it is forgotten only when listing works.
 	s.problems.ForgetGone(func(p string) bool { return used[p] || !filepath.IsAbs(p) })
 }

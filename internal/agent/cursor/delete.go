@@ -58,7 +58,7 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 		}
 	}
 
-	// No Scan runs while the files go: it would cache a list with them.
+	// No Scan runs while the files go: it would cache their summaries.
 	s.scanMu.Lock()
 	defer s.scanMu.Unlock()
 	var errs []error
@@ -75,9 +75,8 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 	}
 
 	s.mu.Lock()
-	s.last = nil
 	for _, dir := range slices.Concat(chatDirs, subDirs) {
-		delete(s.summaries, dir)
+		s.summaries.Forget(dir)
 		delete(s.parents, filepath.Join(dir, "store.db"))
 	}
 	s.mu.Unlock()
@@ -93,7 +92,7 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 // it), so the walk stops at any other before opening its store: opening
 // one may copy the database, and a workspace holds many top-level chats.
 func (s *Scanner) subagentsOf(ctx context.Context, ws, id string) []*chat {
-	chats := s.workspace(s.chatsDir(), ws)
+	chats, _ := s.workspace(s.chatsDir(), ws)
 	byID := make(map[string]*chat, len(chats))
 	for _, c := range chats {
 		byID[c.id] = c

@@ -6,11 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"paddock/internal/history"
@@ -66,44 +63,38 @@ func (c *chat) path() string {
 
 func (c *chat) mtime() time.Time { return time.Unix(0, c.activityNs) }
 
-// maxStatWorkers bounds the goroutines of the stat pass: a few overlap the
-// kernel work of different workspace folders; more add nothing.
-const maxStatWorkers = 4
-
 // chats stats every chats/<ws>/<id>/ and returns those holding any of
-// Cursor's chat files, newest activity first. This pass is the only work
-// that grows with the number of chats. A missing chats/ folder is no
-// chats; one that exists but cannot be listed is an error.
-func (s *Scanner) chats(ctx context.Context) ([]*chat, error) {
+// Cursor's chat files, newest activity first, and the folders it listed:
+// chats/, then every chats/<ws>/ by name (what WatchDirs names, found on
+// the way rather than listed again). This pass is the only work that
+// grows with the number of chats. A missing chats/ folder is no chats;
+// one that exists but cannot be listed is an error.
+func (s *Scanner) chats(ctx context.Context) ([]*chat, []string, error) {
 	root := s.chatsDir()
 	wsNames, err := readDirNames(root)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	perWS := make([][]*chat, len(wsNames))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), maxStatWorkers, len(wsNames)) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(wsNames) {
-					return
-				}
-				perWS[i] = s.workspace(root, wsNames[i])
-			}
-		})
+	listed := make([]bool, len(wsNames))
+	if err := history.Each(ctx, history.StatWorkers, len(wsNames), func(i int) {
+		perWS[i], listed[i] = s.workspace(root, wsNames[i])
+	}); err != nil {
+		return nil, nil, err
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	var dirs []string
+	for i, ws := range wsNames {
+		if listed[i] {
+			dirs = append(dirs, filepath.Join(root, ws))
+		}
 	}
+	slices.Sort(dirs)
 	out := slices.Concat(perWS...)
 	sortChats(out)
-	return out, nil
+	return out, append([]string{root}, dirs...), nil
 }
 
 func sortChats(cs []*chat) {
@@ -115,12 +106,13 @@ func sortChats(cs []*chat) {
 	})
 }
 
-// workspace stats the chats of one chats/<ws>/ folder.
-func (s *Scanner) workspace(root, ws string) []*chat {
+// workspace stats the chats of one chats/<ws>/ folder; listed is false
+// when it could not be listed (a file, or gone since the listing).
+func (s *Scanner) workspace(root, ws string) (chats []*chat, listed bool) {
 	dir := root + string(filepath.Separator) + ws
 	ids, err := readDirNames(dir)
 	if err != nil {
-		return nil // a file, or gone since the listing
+		return nil, false
 	}
 	var out []*chat
 	for _, id := range ids {
@@ -132,7 +124,7 @@ func (s *Scanner) workspace(root, ws string) []*chat {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, true
 }
 
 // statChat stats the files of one chat folder; nil when it holds none.

@@ -11,9 +11,8 @@
 // Listing reads only meta.json and prompt_history.json (seed 002 §2.1, §6);
 // store.db is opened read-only (mode=ro, never immutable=1, so the WAL is
 // seen) for a conversation preview, and for the parent of a subagent's chat
-// when a live process names one. Scan keeps its last answer under a cheap
-// signature (the stat of every chat file, -wal included, and the Cursor
-// processes' evidence) and returns a copy of it while nothing changed.
+// when a live process names one. Summaries are cached by the stat of the
+// files they were read from, so an unchanged chat is not read again.
 //
 // Everything about Cursor's files comes from third-party reverse
 // engineering (see ../shared/docs/background/formats.md §5): Cursor is
@@ -24,10 +23,8 @@ import (
 	"cmp"
 	"context"
 	"crypto/md5"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"hash/maphash"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -86,16 +83,19 @@ type Scanner struct {
 	processes   func(ctx context.Context) ([]procscan.AgentProcess, error)
 	openFiles   func(pid int) ([]string, error)
 	titleMarker string
-	seed        maphash.Seed
 
-	mu        sync.Mutex
-	summaries map[string]summaryEntry // by chat folder or transcript path
-	parents   map[string]parentEntry  // by store.db path
-	wsCwd     map[string]string       // workspace folder (md5 of cwd) → cwd
-	problems  *history.OnceLog        // problems logged, by path
-	last      *lastScan
+	mu       sync.Mutex
+	parents  map[string]parentEntry // by store.db path
+	wsCwd    map[string]string      // workspace folder (md5 of cwd) → cwd
+	problems *history.OnceLog       // problems logged, by path
+	watch    []string               // the last Scan's WatchDirs
 
-	// scanMu serialises Scan so two scans never race on last.
+	// summaries are by chat folder or transcript path, at the stats of
+	// meta.json, prompt_history.json and the transcript.
+	summaries history.SummaryCache[[3]fileStat, *summary]
+
+	// scanMu keeps Scan and Delete apart, so a scan never caches the
+	// summaries of chats whose files Delete is removing.
 	scanMu sync.Mutex
 
 	// parses counts reads of meta.json, prompt_history.json and
@@ -105,18 +105,6 @@ type Scanner struct {
 	// storeReads counts store.db opens, so tests can see that listing
 	// never opens one (seed 002 §2.1).
 	storeReads atomic.Int64
-}
-
-type summaryEntry struct {
-	sig [3]fileStat // meta.json, prompt_history.json, transcript
-	sum *summary
-}
-
-// lastScan is the last Scan's answer and what it was computed from.
-type lastScan struct {
-	sig   uint64
-	infos []session.Info
-	watch []string
 }
 
 // New returns a Scanner over opts.Dir.
@@ -132,8 +120,6 @@ func New(opts Options) *Scanner {
 		processes:   opts.Processes,
 		openFiles:   procscan.OpenFiles,
 		titleMarker: opts.TitleMarker,
-		seed:        maphash.MakeSeed(),
-		summaries:   make(map[string]summaryEntry),
 		parents:     make(map[string]parentEntry),
 		wsCwd:       make(map[string]string),
 		problems:    history.NewOnceLog(log.With("runtime", runtimeName)),
@@ -163,7 +149,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	s.scanMu.Lock()
 	defer s.scanMu.Unlock()
 
-	chats, err := s.chats(ctx)
+	chats, listed, err := s.chats(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -184,14 +170,6 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 		trans = s.transcripts()
 	}
 	evs := s.gatherEvidence(ctx)
-
-	sig := s.signature(chats, trans, limit, keep, evs)
-	s.mu.Lock()
-	last := s.last
-	s.mu.Unlock()
-	if last != nil && last.sig == sig {
-		return slices.Clone(last.infos), nil
-	}
 
 	p := &pass{
 		s:      s,
@@ -246,60 +224,11 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
+	watch := s.watchDirs(p, listed)
 	s.mu.Lock()
-	s.last = &lastScan{sig: sig, infos: p.out, watch: s.watchDirs(p)}
+	s.watch = watch
 	s.mu.Unlock()
-	return slices.Clone(p.out), nil
-}
-
-// signature hashes everything a Scan's answer depends on: the stat of
-// every chat file (-wal included) and transcript it may read, the
-// arguments, and the Cursor processes' evidence. Equal signatures mean an
-// equal answer, so the last one is returned without parsing anything.
-func (s *Scanner) signature(chats []*chat, trans map[string]*chat, limit int, keep []string, evs []evidence) uint64 {
-	var h maphash.Hash
-	h.SetSeed(s.seed)
-	var buf [8]byte
-	num := func(v int64) { h.Write(binary.LittleEndian.AppendUint64(buf[:0], uint64(v))) }
-	file := func(f fileStat) {
-		if !f.ok {
-			h.WriteByte('-')
-			return
-		}
-		num(f.Size)
-		num(f.MtimeNs)
-		num(int64(f.Ino))
-	}
-	text := func(t string) { h.WriteString(t); h.WriteByte(0) }
-	num(int64(limit))
-	for _, k := range keep {
-		text(k)
-	}
-	h.WriteByte('|')
-	for _, c := range chats {
-		text(c.dir)
-		for _, f := range []fileStat{c.meta, c.history, c.store, c.wal} {
-			file(f)
-		}
-	}
-	h.WriteByte('|')
-	for _, id := range slices.Sorted(maps.Keys(trans)) {
-		text(trans[id].transcript)
-		file(trans[id].transcriptStat)
-	}
-	h.WriteByte('|')
-	for _, ev := range evs {
-		num(int64(ev.pid))
-		num(ev.started.UnixNano())
-		text(ev.resume)
-		text(ev.env)
-		text(ev.cwd)
-		for _, o := range ev.open {
-			text(o)
-		}
-		h.WriteByte(';')
-	}
-	return h.Sum64()
+	return p.out, nil
 }
 
 // pass is the state of one Scan.
@@ -450,11 +379,8 @@ func (s *Scanner) learnCwd(cwd string) {
 func (s *Scanner) summary(ctx context.Context, c *chat) *summary {
 	key := c.cacheKey()
 	sig := [3]fileStat{c.meta, c.history, c.transcriptStat}
-	s.mu.Lock()
-	e, ok := s.summaries[key]
-	s.mu.Unlock()
-	if ok && e.sig == sig {
-		return e.sum
+	if sum, ok := s.summaries.Get(key, sig); ok {
+		return sum
 	}
 	s.parses.Add(1)
 	sum := &summary{}
@@ -488,9 +414,7 @@ func (s *Scanner) summary(ctx context.Context, c *chat) *summary {
 			}
 		}
 	}
-	s.mu.Lock()
-	s.summaries[key] = summaryEntry{sig: sig, sum: sum}
-	s.mu.Unlock()
+	s.summaries.Put(key, sig, sum)
 	return sum
 }
 
@@ -538,7 +462,10 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 	evs := s.gatherEvidence(ctx)
 	s.learnCwds(evs)
 	sum := s.summary(ctx, c)
-	siblings := func(ws string) []*chat { return s.workspace(s.chatsDir(), ws) }
+	siblings := func(ws string) []*chat {
+		chats, _ := s.workspace(s.chatsDir(), ws)
+		return chats
+	}
 	cwd := s.cwdOf(ctx, c, sum, siblings)
 	// Asked for by id, a chat is pinned: its cwd is never checked.
 	if !s.listable(c, sum, cwd, false, true, history.NewDirMemo(isDir)) {
@@ -620,10 +547,10 @@ func (s *Scanner) WatchDirs() []string {
 		return nil
 	}
 	s.mu.Lock()
-	last := s.last
+	watch := s.watch
 	s.mu.Unlock()
-	if last != nil {
-		return slices.Clone(last.watch)
+	if watch != nil {
+		return slices.Clone(watch)
 	}
 	return s.baseWatchDirs()
 }
@@ -644,8 +571,10 @@ func (s *Scanner) baseWatchDirs() []string {
 	return dirs
 }
 
-func (s *Scanner) watchDirs(p *pass) []string {
-	dirs := s.baseWatchDirs()
+// watchDirs is WatchDirs after a scan whose stat pass listed the folders
+// in listed (chats/ and its workspace folders, as baseWatchDirs finds them).
+func (s *Scanner) watchDirs(p *pass, listed []string) []string {
+	dirs := slices.Clone(listed)
 	seen := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
 		seen[d] = true
@@ -671,12 +600,6 @@ func (s *Scanner) watchDirs(p *pass) []string {
 // rest, so the cache stays the size of one listing. Problems stay
 // remembered (and unlogged) until their file is gone.
 func (s *Scanner) prune(used map[string]bool) {
-	s.mu.Lock()
-	for k := range s.summaries {
-		if !used[k] {
-			delete(s.summaries, k)
-		}
-	}
-	s.mu.Unlock()
+	s.summaries.Prune(used)
 	s.problems.ForgetGone(func(p string) bool { return used[p] || used[filepath.Dir(p)] || p == "processes" })
 }

@@ -161,10 +161,5 @@ func removeOwn(f sessionFiles) error {
 // forget drops what the Scanner remembers of the removed histories, so
 // the next Scan reads the directories again.
 func (s *Scanner) forget(histories []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, p := range histories {
-		delete(s.cache, p)
-	}
-	s.last = nil
+	s.cache.Forget(histories...)
 }

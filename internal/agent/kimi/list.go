@@ -11,11 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"paddock/internal/history"
@@ -52,35 +49,6 @@ func (c *candidate) statePath() string {
 		return ""
 	}
 	return filepath.Join(c.dir, "state.json")
-}
-
-// maxStatWorkers bounds the goroutines of the stat pass: enough to overlap
-// the syscalls of different buckets, not more than a small machine gains
-// from.
-const maxStatWorkers = 4
-
-// forEachDir runs fn over dirs on a few goroutines and returns the results
-// in the order of dirs.
-func forEachDir[T any](ctx context.Context, dirs []string, fn func(string) []T) ([]T, error) {
-	per := make([][]T, len(dirs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), maxStatWorkers, len(dirs)) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(dirs) {
-					return
-				}
-				per[i] = fn(dirs[i])
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return slices.Concat(per...), nil
 }
 
 // subdirs lists the directories (and symlinks, checked later) in dir whose
@@ -149,7 +117,7 @@ func (s *Scanner) currentCandidates(ctx context.Context) ([]candidate, error) {
 	if err != nil {
 		return nil, err
 	}
-	return forEachDir(ctx, buckets, func(bucket string) []candidate {
+	return history.Gather(ctx, history.StatWorkers, buckets, func(bucket string) []candidate {
 		dir := root + string(filepath.Separator) + bucket
 		names, err := entryNames(dir)
 		if err != nil {
@@ -181,15 +149,14 @@ var md5Bucket = regexp.MustCompile(`^(?:.+_)?([0-9a-f]{32})$`)
 
 // legacyWorkDirs reads kimi-cli's kimi.json, the only map from a bucket
 // back to its directory: {"work_dirs":[{"path","kaos"},…]}.
-func legacyWorkDirs(share string) (map[string]string, history.Sig) {
+func legacyWorkDirs(share string) map[string]string {
 	path := filepath.Join(share, "kimi.json")
-	st, ok := statFile(path)
-	if !ok {
-		return nil, history.Sig{}
+	if _, ok := statFile(path); !ok {
+		return nil
 	}
 	m, err := readJSONObject(path)
 	if err != nil {
-		return nil, history.SigOf(st)
+		return nil
 	}
 	out := make(map[string]string)
 	for _, raw := range array(m["work_dirs"]) {
@@ -205,7 +172,7 @@ func legacyWorkDirs(share string) (map[string]string, history.Sig) {
 		}
 		out[key] = p
 	}
-	return out, history.SigOf(st)
+	return out
 }
 
 // legacyCandidates stats the kimi-cli sessions under <share>/sessions:
@@ -221,7 +188,7 @@ func (s *Scanner) legacyCandidates(ctx context.Context, workDirs map[string]stri
 		return nil, err
 	}
 	buckets = slices.DeleteFunc(buckets, func(b string) bool { return !md5Bucket.MatchString(b) })
-	return forEachDir(ctx, buckets, func(bucket string) []candidate {
+	return history.Gather(ctx, history.StatWorkers, buckets, func(bucket string) []candidate {
 		dir := root + string(filepath.Separator) + bucket
 		entries, err := os.ReadDir(dir)
 		if err != nil && len(entries) == 0 {

@@ -17,22 +17,20 @@
 // own files (delete.go).
 // Listing is lazy (seed 002 §2.1): it stats every session's history file,
 // then reads state.json and the head and tail of the newest until the limit
-// is filled, caching each summary by file signature; an unchanged tree and
-// process set return the previous result without reading anything.
+// is filled, caching each summary by file signature, so an unchanged tree
+// costs its stats and nothing more.
 package kimi
 
 import (
 	"cmp"
 	"context"
 	"errors"
-	"hash/maphash"
 	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,7 +95,6 @@ type Scanner struct {
 	processes        func(context.Context) ([]procscan.AgentProcess, error)
 	marker           string
 	userHome         string // for Project "~"
-	seed             maphash.Seed
 
 	// dirExists checks a session's cwd; tests replace it, since recorded
 	// sessions name directories of the machine that recorded them.
@@ -106,31 +103,19 @@ type Scanner struct {
 	// nothing).
 	parses atomic.Int64
 
-	scanMu sync.Mutex // one Scan at a time: they share last*
-
 	mu       sync.Mutex
-	cache    map[string]cacheEntry // summaries by history path
-	problems *history.OnceLog      // problems logged, by path
-	last     *lastScan
+	cache    history.SummaryCache[cacheSig, *summary] // by history path
+	problems *history.OnceLog                         // problems logged, by path
+	listed   []candidate                              // the sessions the last Scan listed (WatchDirs)
 
 	clocks clockMemo // what tail reads scanned of each wire (tail.go)
 }
 
-// cacheEntry is a summary with the signatures it was read at.
-type cacheEntry struct {
+// cacheSig is what a summary was read at: the history file's signature
+// and its side files' (stateSig).
+type cacheSig struct {
 	sig   history.Sig
-	state uint64 // stateSig of the side files
-	sum   *summary
-}
-
-// lastScan is what an unchanged rescan compares and returns.
-type lastScan struct {
-	base     uint64      // history files, kimi.json, processes, limit, keep
-	listed   []candidate // the sessions returned, for their state files
-	states   uint64      // their state files as read
-	cwds     []string    // working directories checked
-	cwdState uint64      // whether each existed
-	result   []session.Info
+	state uint64
 }
 
 // New returns a Scanner over opts.
@@ -146,9 +131,7 @@ func New(opts Options) *Scanner {
 		processes:  opts.Processes,
 		marker:     opts.TitleMarker,
 		userHome:   userHome,
-		seed:       maphash.MakeSeed(),
 		dirExists:  isDir,
-		cache:      make(map[string]cacheEntry),
 		problems:   history.NewOnceLog(log.With("runtime", runtimeName)),
 	}
 }
@@ -163,17 +146,10 @@ func (s *Scanner) Runtime() string { return runtimeName }
 // exists but cannot be listed is an error, so the caller keeps its last
 // good list.
 func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session.Info, error) {
-	s.scanMu.Lock()
-	defer s.scanMu.Unlock()
-
 	procs := s.liveProcs(ctx)
-	cands, kimiJSON, err := s.candidates(ctx)
+	cands, err := s.candidates(ctx)
 	if err != nil {
 		return nil, err
-	}
-	base := s.baseKey(cands, kimiJSON, procs, limit, keep)
-	if out, ok := s.unchanged(base); ok {
-		return out, nil
 	}
 
 	p := newPass(s)
@@ -193,8 +169,8 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	p.addIDs(cands, slices.Collect(maps.Keys(p.live)))
 	sortInfos(p.out)
 	s.prune(p.used)
-	s.remember(base, p, cands)
-	return slices.Clone(p.out), nil
+	s.remember(p, cands)
+	return p.out, nil
 }
 
 func sortInfos(infos []session.Info) {
@@ -205,19 +181,16 @@ func sortInfos(infos []session.Info) {
 
 // candidates stats both layouts and merges them newest first. A kimi-cli
 // session that kimi-code has migrated (ses_<uuid>) is left to kimi-code.
-func (s *Scanner) candidates(ctx context.Context) ([]candidate, history.Sig, error) {
+func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 	cur, err := s.currentCandidates(ctx)
 	if err != nil {
-		return nil, history.Sig{}, err
+		return nil, err
 	}
-	var kimiJSON history.Sig
 	if s.legacyHome != "" {
-		var workDirs map[string]string
-		workDirs, kimiJSON = legacyWorkDirs(s.legacyHome)
-		leg, err := s.legacyCandidates(ctx, workDirs)
+		leg, err := s.legacyCandidates(ctx, legacyWorkDirs(s.legacyHome))
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, history.Sig{}, ctx.Err()
+				return nil, ctx.Err()
 			}
 			// The old store is a side source: its failure must not hide
 			// kimi-code's sessions.
@@ -238,7 +211,7 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, history.Sig, err
 		}
 	}
 	sortNewest(cur)
-	return cur, kimiJSON, nil
+	return cur, nil
 }
 
 // liveProcs asks for the process list. A failure means no liveness this
@@ -257,130 +230,48 @@ func (s *Scanner) liveProcs(ctx context.Context) []procscan.AgentProcess {
 	return procs
 }
 
-// baseKey signs everything a scan reads before parsing: every history
-// file's stat, kimi.json, the kimi processes, and the request.
-func (s *Scanner) baseKey(cands []candidate, kimiJSON history.Sig, procs []procscan.AgentProcess, limit int, keep []string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(s.seed)
-	for i := range cands {
-		c := &cands[i]
-		h.WriteString(c.path)
-		writeSig(&h, c.sig)
-	}
-	writeSig(&h, kimiJSON)
-	for _, p := range procs {
-		if p.Runtime != runtimeName {
-			continue
-		}
-		h.WriteString(strconv.Itoa(p.PID) + "\x00" + p.StartTicks + "\x00" + p.Cwd + "\x00" +
-			p.ArgSessionID + "\x00" + p.SessionID + "\x00" + strconv.FormatBool(p.Interactive) + "\x00" +
-			strings.Join(p.Argv, "\x00") + "\x01")
-	}
-	h.WriteString(strconv.Itoa(limit) + "\x00" + strings.Join(slices.Sorted(slices.Values(keep)), "\x00"))
-	return h.Sum64()
-}
-
-func writeSig(h *maphash.Hash, sig history.Sig) {
-	h.WriteString(strconv.FormatInt(sig.Size, 10) + "," + strconv.FormatInt(sig.MtimeNs, 10) + "," +
-		strconv.FormatUint(sig.Ino, 10) + ";")
-}
-
-// unchanged returns a copy of the last result when nothing it was built
-// from has changed: the base key, the listed sessions' state files and the
-// existence of the working directories it checked.
-func (s *Scanner) unchanged(base uint64) ([]session.Info, bool) {
-	s.mu.Lock()
-	last := s.last
-	s.mu.Unlock()
-	if last == nil || last.base != base {
-		return nil, false
-	}
-	if s.statesKey(last.listed) != last.states || s.cwdKey(last.cwds) != last.cwdState {
-		return nil, false
-	}
-	return slices.Clone(last.result), true
-}
-
-func (s *Scanner) statesKey(listed []candidate) uint64 {
-	var h maphash.Hash
-	h.SetSeed(s.seed)
-	for i := range listed {
-		h.WriteString(strconv.FormatUint(stateSig(&listed[i]), 16) + ";")
-	}
-	return h.Sum64()
-}
-
-func (s *Scanner) cwdKey(cwds []string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(s.seed)
-	for _, d := range cwds {
-		h.WriteString(d + "\x00" + strconv.FormatBool(s.dirExists(d)) + "\x01")
-	}
-	return h.Sum64()
-}
-
-// remember keeps what the next Scan needs to tell that nothing changed.
-func (s *Scanner) remember(base uint64, p *pass, cands []candidate) {
+// remember keeps the candidates of the sessions the scan listed, whose
+// directories WatchDirs names.
+func (s *Scanner) remember(p *pass, cands []candidate) {
 	byID := make(map[string]*candidate, len(p.out))
 	for i := range cands {
 		if _, ok := byID[cands[i].id]; !ok {
 			byID[cands[i].id] = &cands[i]
 		}
 	}
-	last := &lastScan{base: base, result: slices.Clone(p.out)}
-	var h maphash.Hash
-	h.SetSeed(s.seed)
+	var listed []candidate
 	for _, info := range p.out {
 		if c := byID[info.ID]; c != nil {
-			last.listed = append(last.listed, *c)
-			h.WriteString(strconv.FormatUint(p.stateSigs[c.path], 16) + ";")
+			listed = append(listed, *c)
 		}
 	}
-	last.states = h.Sum64()
-	last.cwds = slices.Sorted(func(yield func(string) bool) {
-		for d := range p.cwds.Checked() {
-			if !yield(d) {
-				return
-			}
-		}
-	})
-	var hc maphash.Hash
-	hc.SetSeed(s.seed)
-	for _, d := range last.cwds {
-		hc.WriteString(d + "\x00" + strconv.FormatBool(p.cwds.Checked()[d]) + "\x01")
-	}
-	last.cwdState = hc.Sum64()
 	s.mu.Lock()
-	s.last = last
+	s.listed = listed
 	s.mu.Unlock()
 }
 
 // pass is the state of one listing.
 type pass struct {
-	s         *Scanner
-	seen      map[string]bool   // ids considered
-	used      map[string]bool   // history paths whose summaries were used
-	stateSigs map[string]uint64 // state-file signatures as read, by history path
-	cwds      *history.DirMemo  // cwd existence, for this scan
-	live      map[string]int    // session id → pid of the TUI holding it
-	out       []session.Info
+	s    *Scanner
+	seen map[string]bool  // ids considered
+	used map[string]bool  // history paths whose summaries were used
+	cwds *history.DirMemo // cwd existence, for this scan
+	live map[string]int   // session id → pid of the TUI holding it
+	out  []session.Info
 }
 
 func newPass(s *Scanner) *pass {
 	return &pass{
-		s:         s,
-		seen:      make(map[string]bool),
-		used:      make(map[string]bool),
-		stateSigs: make(map[string]uint64),
-		cwds:      history.NewDirMemo(s.dirExists),
+		s:    s,
+		seen: make(map[string]bool),
+		used: make(map[string]bool),
+		cwds: history.NewDirMemo(s.dirExists),
 	}
 }
 
 func (p *pass) summary(c *candidate) *summary {
 	p.used[c.path] = true
-	sum, st := p.s.summary(c)
-	p.stateSigs[c.path] = st
-	return sum
+	return p.s.summary(c)
 }
 
 // created is the creation time liveness rule 4 compares.
@@ -438,15 +329,11 @@ func isDir(path string) bool {
 	return err == nil && st.IsDir()
 }
 
-// summary returns c's cached summary, reading the files when they changed,
-// and the signature of its side files as read.
-func (s *Scanner) summary(c *candidate) (*summary, uint64) {
-	st := stateSig(c)
-	s.mu.Lock()
-	e, ok := s.cache[c.path]
-	s.mu.Unlock()
-	if ok && e.sig == c.sig && e.state == st {
-		return e.sum, st
+// summary returns c's cached summary, reading the files when they changed.
+func (s *Scanner) summary(c *candidate) *summary {
+	at := cacheSig{sig: c.sig, state: stateSig(c)}
+	if sum, ok := s.cache.Get(c.path, at); ok {
+		return sum
 	}
 	s.parses.Add(1)
 	var sum *summary
@@ -459,10 +346,8 @@ func (s *Scanner) summary(c *candidate) (*summary, uint64) {
 		s.problems.Error(c.path, "Kimi session partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
-	s.mu.Lock()
-	s.cache[c.path] = cacheEntry{sig: c.sig, state: st, sum: sum}
-	s.mu.Unlock()
-	return sum, st
+	s.cache.Put(c.path, at, sum)
+	return sum
 }
 
 // stateSig signs the files beside the history that listing reads:
@@ -511,13 +396,7 @@ func (s *Scanner) info(c *candidate, sum *summary) session.Info {
 // stays the size of one listing; logged problems are forgotten once their
 // file is gone.
 func (s *Scanner) prune(used map[string]bool) {
-	s.mu.Lock()
-	for p := range s.cache {
-		if !used[p] {
-			delete(s.cache, p)
-		}
-	}
-	s.mu.Unlock()
+	s.cache.Prune(used)
 	s.problems.ForgetGone(func(p string) bool { return used[p] || p == "processes" })
 }
 
@@ -564,7 +443,7 @@ func (s *Scanner) findLegacy(id string) (candidate, bool) {
 	}
 	var best candidate
 	found := false
-	workDirs, _ := legacyWorkDirs(s.legacyHome)
+	workDirs := legacyWorkDirs(s.legacyHome)
 	root := filepath.Join(s.legacyHome, "sessions")
 	for _, p := range append(
 		globAll(filepath.Join(root, "*", id, "context.jsonl")),
@@ -699,17 +578,15 @@ func (s *Scanner) WatchDirs() []string {
 		}
 	}
 	s.mu.Lock()
-	last := s.last
+	listed := s.listed
 	s.mu.Unlock()
-	if last != nil {
-		for i := range last.listed {
-			c := &last.listed[i]
-			if c.dir != "" {
-				dirs = append(dirs, c.dir)
-			}
-			if d := filepath.Dir(c.path); d != c.dir {
-				dirs = append(dirs, d)
-			}
+	for i := range listed {
+		c := &listed[i]
+		if c.dir != "" {
+			dirs = append(dirs, c.dir)
+		}
+		if d := filepath.Dir(c.path); d != c.dir {
+			dirs = append(dirs, d)
 		}
 	}
 	slices.Sort(dirs)

@@ -118,7 +118,14 @@ type Scanner struct {
 // commit's WAL frames and publishing them in the -shm index.
 const defaultSettle = 2 * time.Second
 
-// lastScan is a Scan result and the signature it was read under.
+// lastScan is a Scan result and the signature it was read under. Unlike
+// the file-per-session runtimes, OpenCode has no per-file summaries to
+// cache: every Scan that runs reads its databases whole (milliseconds
+// for a few hundred sessions, against microseconds for a signature), and
+// the catalog still runs Scan when nothing OpenCode lists has changed
+// (its one-minute backstop, a directory it could not watch, process
+// fingerprints it could not take, a write that changed no session), so
+// this memo still pays for itself.
 type lastScan struct {
 	sig scanSig
 	out []session.Info

@@ -65,14 +65,7 @@ func (s *Scanner) find(ctx context.Context, id string) (candidate, error) {
 // them, where a walk would find it by its name; the next Scan reads it
 // (a new file is the newest) and lookups find it from then on.
 func (s *Scanner) findKnown(id string) (candidate, bool) {
-	var paths []string
-	s.mu.Lock()
-	for p, e := range s.heads {
-		if e.id == id {
-			paths = append(paths, p)
-		}
-	}
-	s.mu.Unlock()
+	paths := s.heads.Paths(func(h string) bool { return h == id })
 	var best candidate
 	found := false
 	for _, p := range paths {
@@ -93,24 +86,19 @@ func (s *Scanner) findKnown(id string) (candidate, bool) {
 }
 
 func (s *Scanner) cachedHeader(c candidate) (string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.heads[c.path]
-	return e.id, ok && e.sig == c.sig
+	return s.heads.Get(c.path, c.sig)
 }
 
 // summary returns the summary of c: the cached one while c is unchanged;
 // when c only grew since (resumable), the cached one read on over the
 // appended bytes; else a read of the whole file.
 func (s *Scanner) summary(c candidate) *summary {
-	s.mu.Lock()
-	e, ok := s.sums[c.path]
-	s.mu.Unlock()
-	if ok && e.sig == c.sig {
+	e, sig, ok := s.sums.Last(c.path)
+	if ok && sig == c.sig {
 		return e.sum
 	}
 	var from *resumePoint
-	if ok && e.sig.Ino != 0 && e.sig.Ino == c.sig.Ino && c.sig.Size > e.sig.Size {
+	if ok && sig.Ino != 0 && sig.Ino == c.sig.Ino && c.sig.Size > sig.Size {
 		from = e.resume
 	}
 	return s.loadSummary(c, from)
@@ -131,12 +119,10 @@ func (s *Scanner) loadSummary(c candidate, from *resumePoint) *summary {
 		s.problems.Error(c.path, "Pi session file partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
-	s.mu.Lock()
-	s.sums[c.path] = sumEntry{sig: c.sig, sum: sum, resume: resume}
+	s.sums.Put(c.path, c.sig, sumEntry{sum: sum, resume: resume})
 	if err == nil {
-		s.heads[c.path] = headEntry{sig: c.sig, id: sum.id}
+		s.heads.Put(c.path, c.sig, sum.id)
 	}
-	s.mu.Unlock()
 	return sum
 }
 
@@ -248,19 +234,14 @@ func (c countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // header returns the header id of c ("" when it is no Pi session), reading
 // only its first line when it changed.
 func (s *Scanner) header(c candidate) string {
-	s.mu.Lock()
-	e, ok := s.heads[c.path]
-	s.mu.Unlock()
-	if ok && e.sig == c.sig {
-		return e.id
+	if id, ok := s.heads.Get(c.path, c.sig); ok {
+		return id
 	}
 	h, err := readHeader(c.path)
 	if err != nil && !errors.Is(err, errNoHeader) {
 		return "" // unreadable now; not cached, so it is tried again
 	}
-	s.mu.Lock()
-	s.heads[c.path] = headEntry{sig: c.sig, id: h.id}
-	s.mu.Unlock()
+	s.heads.Put(c.path, c.sig, h.id)
 	return h.id
 }
 
@@ -288,24 +269,32 @@ func readHeader(path string) (header, error) {
 // prune keeps the summaries this scan used and the header ids of files
 // that still exist, so the caches stay the size of one listing and one
 // header per file. Logged problems are forgotten when their file is gone.
+// Every scan prunes, so it looks up among the walk's files only the paths
+// it must: those with a known header (usually the few listed, not the
+// whole history) and those of logged problems (usually none).
 func (s *Scanner) prune(used map[string]bool, cands []candidate) {
-	exists := make(map[string]bool, len(cands))
+	s.sums.Prune(used)
+	known := make(map[string]bool)
+	for _, p := range s.heads.Paths(func(string) bool { return true }) {
+		known[p] = false
+	}
 	for _, c := range cands {
-		exists[c.path] = true
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for p := range s.sums {
-		if !used[p] {
-			delete(s.sums, p)
+		if _, ok := known[c.path]; ok {
+			known[c.path] = true
 		}
 	}
-	for p := range s.heads {
-		if !exists[p] {
-			delete(s.heads, p)
-		}
-	}
+	s.heads.Prune(known)
+	var exists map[string]bool // built for the first problem that needs it
 	s.problems.ForgetIf(func(p string) bool {
-		return strings.HasPrefix(p, s.dir) && !exists[p] && !isDir(p)
+		if !strings.HasPrefix(p, s.dir) {
+			return false
+		}
+		if exists == nil {
+			exists = make(map[string]bool, len(cands))
+			for _, c := range cands {
+				exists[c.path] = true
+			}
+		}
+		return !exists[p] && !isDir(p)
 	})
 }

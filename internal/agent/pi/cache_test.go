@@ -133,11 +133,9 @@ func TestSummaryReadsOnAppends(t *testing.T) {
 		appended := size - sizes[tc.file]
 		sizes[tc.file] = size
 
-		s.mu.Lock()
-		e := s.sums[tc.file]
-		s.mu.Unlock()
-		if e.sig != history.SigOf(st) {
-			t.Fatalf("%s: the summary is of %+v, the file is %+v", tc.name, e.sig, history.SigOf(st))
+		e, sig, _ := s.sums.Last(tc.file)
+		if sig != history.SigOf(st) {
+			t.Fatalf("%s: the summary is of %+v, the file is %+v", tc.name, sig, history.SigOf(st))
 		}
 		switch {
 		case tc.readOn && read > appended+3*resumeCheckBytes:

@@ -76,14 +76,11 @@ func (s *Scanner) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-// forget drops what the caches hold of files and the last scan result,
+// forget drops what the caches hold of files,
 // so the next Scan reads the directory afresh.
 func (s *Scanner) forget(files []candidate) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, c := range files {
-		delete(s.sums, c.path)
-		delete(s.heads, c.path)
+		s.sums.Forget(c.path)
+		s.heads.Forget(c.path)
 	}
-	s.last = nil
 }

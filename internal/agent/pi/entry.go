@@ -3,6 +3,7 @@ package pi
 import (
 	"errors"
 	"math"
+	"paddock/internal/history/jsonpeek"
 	"strings"
 	"time"
 )
@@ -62,6 +63,7 @@ type entry struct {
 // The line is walked once: the message object is read as it is checked,
 // not checked first and read again (it is most of a line).
 func parseEntry(line []byte) (entry, error) {
+	sk := lineJSON() // called on directly: the wrappers cost a call per value
 	var e entry
 	var msg messageFields
 	var version []byte
@@ -69,23 +71,23 @@ func parseEntry(line []byte) (entry, error) {
 		if string(key) == "content" && line[at] == '[' && msg.textual() {
 			// Read the parts' text as the content is checked, not after.
 			msg.texts = textJoin{}
-			end, err := partsEnd(line, at, 2, &msg.texts)
+			end, err := partsEnd(&sk, line, at, 2, &msg.texts)
 			if err == nil {
 				msg.content, msg.textsRead = line[at:end], true
 			}
 			return end, err
 		}
-		end, err := valueEnd(line, at, 2)
+		end, err := sk.ValueEnd(line, at, 2)
 		if err == nil {
 			msg.member(key, line[at:end])
 		}
 		return end, err
 	}
-	err := walkLine(line, func(key []byte, at int) (int, error) {
+	err := walkLine(&sk, line, func(key []byte, at int) (int, error) {
 		if string(key) == "message" {
 			msg = messageFields{} // the last "message" member counts
 			if line[at] == '{' {
-				end, err := walkObject(line, at, 2, msgMember)
+				end, err := sk.WalkObject(line, at, 2, msgMember)
 				if err != nil {
 					return 0, err
 				}
@@ -93,7 +95,7 @@ func parseEntry(line []byte) (entry, error) {
 				return end, nil
 			}
 		}
-		end, err := valueEnd(line, at, 1)
+		end, err := sk.ValueEnd(line, at, 1)
 		if err != nil {
 			return 0, err
 		}
@@ -213,14 +215,14 @@ func texts(content []byte) (string, bool) {
 
 // partsEnd walks the content array at b[i], as valueEnd at depth would,
 // and joins the text of its parts into j.
-func partsEnd(b []byte, i, depth int, j *textJoin) (int, error) {
-	return walkArray(b, i, depth+1, func(at int) (int, error) {
+func partsEnd(sk *jsonpeek.Skim, b []byte, i, depth int, j *textJoin) (int, error) {
+	return sk.WalkArray(b, i, depth+1, func(at int) (int, error) {
 		if b[at] != '{' {
-			return valueEnd(b, at, depth+1)
+			return sk.ValueEnd(b, at, depth+1)
 		}
 		var typ, text []byte
-		end, err := walkObject(b, at, depth+2, func(key []byte, at int) (int, error) {
-			end, err := valueEnd(b, at, depth+2)
+		end, err := sk.WalkObject(b, at, depth+2, func(key []byte, at int) (int, error) {
+			end, err := sk.ValueEnd(b, at, depth+2)
 			if err == nil {
 				switch string(key) {
 				case "type":

@@ -6,11 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"paddock/internal/history"
@@ -25,10 +22,6 @@ type candidate struct {
 }
 
 func (c candidate) mtime() time.Time { return c.sig.Mtime() }
-
-// maxStatWorkers bounds the goroutines of the stat pass: a few overlap the
-// kernel work of different folders; more add nothing on a small machine.
-const maxStatWorkers = 4
 
 // walk stats every sessions/**/*.jsonl and returns the files newest mtime
 // first, with every directory seen (for WatchDirs). This pass is the only
@@ -60,22 +53,10 @@ func (s *Scanner) walk(ctx context.Context) ([]candidate, []string, error) {
 		dirs  []string
 	}
 	results := make([]result, len(subdirs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), maxStatWorkers, len(subdirs)) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(subdirs) {
-					return
-				}
-				r := &results[i]
-				s.walkDir(ctx, subdirs[i], &r.cands, &r.dirs)
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := history.Each(ctx, history.StatWorkers, len(subdirs), func(i int) {
+		r := &results[i]
+		s.walkDir(ctx, subdirs[i], &r.cands, &r.dirs)
+	}); err != nil {
 		return nil, nil, err
 	}
 

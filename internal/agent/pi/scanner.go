@@ -93,34 +93,17 @@ type Scanner struct {
 	// answered from the known headers from one that listed every file.
 	walks atomic.Int64
 
-	mu       sync.Mutex
-	sums     map[string]sumEntry  // by path: what the last scans read
-	heads    map[string]headEntry // by path: header ids, for lookups by id
-	problems *history.OnceLog     // problems already logged, by path or topic
-	dirs     []string             // directories of the last walk
-	last     *lastScan
+	sums     history.SummaryCache[history.Sig, sumEntry] // by path: what the last scans read
+	heads    history.SummaryCache[history.Sig, string]   // by path: header ids ("" for no Pi session), for lookups by id
+	problems *history.OnceLog                            // problems already logged, by path or topic
+
+	mu   sync.Mutex
+	dirs []string // directories of the last walk
 }
 
 type sumEntry struct {
-	sig    history.Sig
 	sum    *summary
 	resume *resumePoint // nil: the next read of the file is whole
-}
-
-type headEntry struct {
-	sig history.Sig
-	id  string // "" when the file is no Pi session
-}
-
-// lastScan is the last result and what it was computed from.
-type lastScan struct {
-	limit  int
-	keep   []string
-	cands  []candidate
-	claims []claim
-	procOK bool
-	cwds   map[string]bool // every cwd checked, and whether it existed
-	out    []session.Info
 }
 
 // New returns a Scanner over opts.Dir.
@@ -143,8 +126,6 @@ func New(opts Options) *Scanner {
 		procs:       opts.Processes,
 		termSession: opts.TerminalSession,
 		dirExists:   isDir,
-		sums:        make(map[string]sumEntry),
-		heads:       make(map[string]headEntry),
 		problems:    history.NewOnceLog(log.With("runtime", runtimeName)),
 	}
 }
@@ -173,9 +154,8 @@ func (s *Scanner) sessionsDir() string { return s.sessions }
 // its old effective time would not earn; finding the exact top by
 // effective time would mean reading every touched file.
 //
-// When no session file and no Pi process changed since the last call with
-// the same limit and keep, the last result is returned without reading
-// anything but the file stats.
+// A file unchanged since the last scan (same signature) is not read again:
+// its summary is cached.
 func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session.Info, error) {
 	if s.dir == "" {
 		return nil, nil
@@ -184,18 +164,14 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	if err != nil {
 		return nil, err
 	}
-	claims, procOK := s.claims(ctx)
+	claims, _ := s.claims(ctx)
 	claims = resolvePrefixes(claims, cands)
 	keep = slices.Sorted(slices.Values(keep))
 	keep = slices.Compact(keep)
 
 	s.mu.Lock()
 	s.dirs = dirs
-	last := s.last
 	s.mu.Unlock()
-	if last != nil && s.unchanged(last, limit, keep, cands, claims, procOK) {
-		return slices.Clone(last.out), nil
-	}
 
 	p := pass{s: s, claims: claims, cwds: history.NewDirMemo(s.dirExists), seen: make(map[string]bool), used: make(map[string]bool)}
 	heap, iso := 0, 0
@@ -225,27 +201,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	slices.SortStableFunc(p.out, func(a, b session.Info) int {
 		return cmp.Or(b.Updated.Compare(a.Updated), cmp.Compare(a.ID, b.ID))
 	})
-	s.mu.Lock()
-	s.last = &lastScan{limit: limit, keep: keep, cands: cands, claims: claims, procOK: procOK, cwds: p.cwds.Checked(), out: p.out}
-	s.mu.Unlock()
-	return slices.Clone(p.out), nil
-}
-
-// unchanged reports whether a scan with these inputs would give last's
-// result: same request, same file stats, same process evidence, and every
-// cwd the last scan checked still as it was (a deleted project drops its
-// sessions without any session file changing).
-func (s *Scanner) unchanged(last *lastScan, limit int, keep []string, cands []candidate, claims []claim, procOK bool) bool {
-	if !procOK || !last.procOK || last.limit != limit || !slices.Equal(last.keep, keep) ||
-		!slices.Equal(last.cands, cands) || !slices.Equal(last.claims, claims) {
-		return false
-	}
-	for cwd, existed := range last.cwds {
-		if s.dirExists(cwd) != existed {
-			return false
-		}
-	}
-	return true
+	return p.out, nil
 }
 
 // pass is the state of one Scan.

@@ -5,12 +5,14 @@
 // fraction of json.Unmarshal, which checks the whole document with a
 // per-byte state machine and then walks it a second time to decode it.
 //
-// It accepts exactly what encoding/json accepts — the same grammar, the
-// same white space, the same nesting limit, invalid UTF-8 inside strings —
-// and decodes names, strings and numbers to the same values, so a reader
-// that moves off json.Unmarshal keeps the same idea of a broken line and
-// the same results. That is the contract its tests hold it to; a walker
-// that skims (checks less than encoding/json) does not belong here.
+// Its functions accept exactly what encoding/json accepts — the same
+// grammar, the same white space, the same nesting limit, invalid UTF-8
+// inside strings — and decode names, strings and numbers to the same
+// values, so a reader that moves off json.Unmarshal keeps the same idea
+// of a broken line and the same results. That is the contract its tests
+// hold them to. A Skim is the exception, and says so in its name: a
+// looser walk, for readers whose idea of a broken line has always been
+// looser than encoding/json's and must stay what it is (skim.go).
 //
 // It only reads: it never changes or keeps the bytes it is given.
 package jsonpeek
@@ -360,6 +362,10 @@ func asciiString(s string) bool {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// SkipSpace returns the index of the first byte at or after b[i] that is
+// not JSON white space (len(b) when there is none).
+func SkipSpace(b []byte, i int) int { return skipSpace(b, i) }
 
 func skipSpace(b []byte, i int) int {
 	if i < len(b) && b[i] > ' ' {
