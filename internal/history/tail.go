@@ -1,6 +1,6 @@
 // TailFile reads the end of an agent's history file without reading
 // the rest of it, so that a session's newest page does not wait for a full
-// parse (issue 7 §11). It deals in bytes and lines only: what a window's
+// parse. It deals in bytes and lines only: what a window's
 // lines mean, and whether they settle an answer, is the scanner's.
 //
 // Read only: it opens files for reading and never writes, truncates or

@@ -1,5 +1,5 @@
 // These are the listing rules about a session's working
-// directory that every runtime shares (seed 002 §6, §7.4): sessions of a
+// directory that every runtime shares: sessions of a
 // throw-away directory are never listed, and sessions whose directory is
 // gone cannot be resumed where they ran.
 //

@@ -230,7 +230,7 @@ func injected(text string) bool {
 	return false
 }
 
-// prompt returns the text of a real human prompt (seed 002 §6): a user turn
+// prompt returns the text of a real human prompt: a user turn
 // that is not meta, not a sidechain, not a compaction summary, not a tool
 // result, not from a non-human origin, with some text that the harness did
 // not inject. Injected parts (an IDE's "opened file" note) are dropped and
@@ -272,7 +272,7 @@ func (r *record) userInput() (string, bool) {
 }
 
 // answer returns the readable text of an assistant record: its non-empty
-// text parts, whatever its stop_reason (seed 002 §6). Thinking and tool_use
+// text parts, whatever its stop_reason. Thinking and tool_use
 // parts never get here.
 func (r *record) answer() (string, bool) {
 	if r.Type != typeAssistant || r.Sidechain {
@@ -292,7 +292,7 @@ func (r *record) answer() (string, bool) {
 
 // isTeammateStart reports whether a session's first input is the team lead
 // briefing a teammate: such sessions are Claude's own team members, not
-// sessions the user started (seed 002 §6). A team lead's own session also
+// sessions the user started. A team lead's own session also
 // receives <teammate-message> turns, but never as its first input and never
 // from "team-lead".
 func isTeammateStart(text string) bool {

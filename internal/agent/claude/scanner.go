@@ -5,7 +5,7 @@
 // It is read-only except for Delete: it never writes, creates, renames,
 // touches or locks anything under the Claude config directory, and never
 // starts or signals Claude. Delete, run only when the user asks, removes
-// one session's own files and nothing else. Listing is lazy (seed 002 §2.1):
+// one session's own files and nothing else. Listing is lazy:
 // it stats every candidate transcript, then reads only the head and tail of
 // the newest ones until the limit is filled, caching each file's summary by
 // path and history.Sig (size, mtime, inode) so a rescan re-reads only files
@@ -33,7 +33,7 @@ const runtimeName = "claude"
 type Options struct {
 	Dir string // Claude config dir: $CLAUDE_CONFIG_DIR or ~/.claude (see DefaultDir)
 	// KeepMissingCwd lists sessions whose working directory no longer
-	// exists. By default Scan drops them (seed 002 §7.4: a session that
+	// exists. By default Scan drops them (a session that
 	// cannot be resumed where it ran), unless Claude still runs them;
 	// tests and tools reading copied histories set it.
 	KeepMissingCwd bool
@@ -96,7 +96,7 @@ func (s *Scanner) sessionsDir() string { return filepath.Join(s.dir, "sessions")
 //
 // Sessions of an ephemeral working directory are never listed, nor,
 // unless Claude still runs them or KeepMissingCwd is set, those whose
-// directory is gone (seed 002 §6, §7.4); a dropped session takes no slot
+// directory is gone; a dropped session takes no slot
 // of limit. The recorded cwd is in the transcript, so a dropped session
 // still costs its head/tail read; each distinct directory is stat'ed once
 // per scan.
@@ -171,7 +171,7 @@ func (p *pass) add(c candidate) {
 }
 
 // cwdAllowed applies the shared working-directory rule (history.Memo's
-// Listable; seed 002 §6, §7.4).
+// Listable).
 func (p *pass) cwdAllowed(info session.Info) bool {
 	return p.cwds.Listable(info.Cwd, info.Live, p.s.keepMissingCwd)
 }

@@ -10,7 +10,7 @@ import (
 	"paddock/internal/session"
 )
 
-// Listing reads only the head and the tail of a transcript (seed 002 §4).
+// Listing reads only the head and the tail of a transcript.
 const (
 	headLines = 300
 	// headBytes stops the head early when its lines are huge, so one file
@@ -149,7 +149,7 @@ func (b *summaryBuilder) record(r *record) {
 		// Teammates and named subagents start with their agent name. Claude
 		// 2.1+ also names top-level sessions, but only after the first
 		// prompt, so only a name before any input marks an internal session
-		// (seed 002 §6) — except the name the user gave with `claude
+		// — except the name the user gave with `claude
 		// --name X`, which 2.1.328 writes as custom-title X and then
 		// agent-name X ahead of the first prompt. A teammate named so is
 		// still caught by its team-lead brief.
@@ -211,7 +211,7 @@ func (b *summaryBuilder) message(r *record) {
 }
 
 // aiTitle keeps the latest readable AI title; a kebab-case slug is kept
-// apart so it can never override a readable title (seed 002 §6).
+// apart so it can never override a readable title.
 func (b *summaryBuilder) aiTitle(t string) {
 	t = history.ClipLine(t, maxTitleRunes)
 	switch {

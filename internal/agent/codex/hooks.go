@@ -2,8 +2,8 @@ package codex
 
 import "paddock/internal/hookstate"
 
-// Codex 0.169 hooks (~/.codex/hooks.json) send Claude's shape (recorded in
-// ../shared/fixtures/real/codex-0.169.0/hooks.log): session_id (the thread
+// Codex 0.169 hooks (~/.codex/hooks.json) send Claude's shape (as recorded
+// from the real CLI; the decode tests replay that recording): session_id (the thread
 // id), transcript_path, cwd, hook_event_name, model, permission_mode
 // ("default" in the TUI, "bypassPermissions" in exec), turn_id. Events:
 // SessionStart (the TUI fires it with the first prompt, not at launch),

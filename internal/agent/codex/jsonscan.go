@@ -34,7 +34,7 @@ func elements(data []byte, fn func(val []byte)) error {
 }
 
 // str decodes a raw JSON string value; anything else (null, a number, an
-// object) is "" (seed 002 §6: present but null). Invalid UTF-8 comes out
+// object) is "" (present but null). Invalid UTF-8 comes out
 // repaired, as encoding/json repairs it.
 func str(val []byte) string {
 	s, _ := jsonpeek.SkimString(val)

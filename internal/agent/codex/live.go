@@ -41,8 +41,8 @@ type openFilesFunc func(pid int) ([]string, error)
 // cmdlineFunc returns a process's command line (nil when unreadable).
 type cmdlineFunc func(pid int) []string
 
-// bindProcesses finds which threads the codex processes have open (seed
-// 002 §2.2): the rollout-*.jsonl and thread-writer-locks/<id>.lock files a
+// bindProcesses finds which threads the codex processes have open: the
+// rollout-*.jsonl and thread-writer-locks/<id>.lock files a
 // live codex process holds, read from /proc/<pid>/fd of the process and of
 // its Inner pids (the native binary under the npm launcher holds them).
 //
@@ -203,7 +203,7 @@ func procCmdline(pid int) []string {
 // addParents binds, for each bound subagent thread, its parent thread to
 // the same process, unless the parent has a process of its own: Codex runs
 // subagents inside the parent's process, and the parent is what the list
-// shows (seed 002 §6).
+// shows.
 func (ls liveSet) addParents(parentOf func(id string) string) {
 	type add struct {
 		id string

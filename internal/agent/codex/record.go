@@ -22,7 +22,7 @@ const (
 // once: as a response item (what the model saw) and as a UI event (an
 // event_msg user_message/agent_message in older versions, an item_completed
 // UserMessage/AgentMessage in 0.169). Copies from different sources next to
-// each other are one message (seed 002 §6).
+// each other are one message.
 type source uint8
 
 const (
@@ -328,7 +328,8 @@ func contentText(content []byte, types ...string) string {
 
 // injectedPrefixes start the user-role texts Codex writes itself: its
 // instructions, environment and mode descriptions, and notes about
-// interrupted turns and shell commands (seed 002 §2.1; formats.md §2.4).
+// interrupted turns and shell commands. None of them is a prompt the
+// person typed, so none may title a session.
 var injectedPrefixes = []string{
 	"<user_instructions>", "<environment_context>", "# AGENTS.md instructions for",
 	"<permissions", "<collaboration_mode>", "<skills_instructions>", "<plugins_instructions>",

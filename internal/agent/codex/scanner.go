@@ -9,7 +9,7 @@
 // mode=ro, or read into memory when opening it would create a -wal and
 // -shm), and it never signals Codex. Delete, run only when the user asks,
 // removes one session through `codex delete` or by removing its rollout
-// files (delete.go). Listing is lazy (seed 002 §2.1): every
+// files (delete.go). Listing is lazy: every
 // rollout is stat'ed, then only the head and tail of the newest are read
 // until the limit is filled; summaries are cached per file signature. When
 // to scan again is the catalog's business: a scan whose inputs have not
@@ -51,7 +51,7 @@ type Options struct {
 	// liveness.
 	Processes func(ctx context.Context) ([]procscan.AgentProcess, error)
 	// KeepMissingCwd lists sessions whose working directory no longer
-	// exists. By default they are dropped (seed 002 §7.4: a session that
+	// exists. By default they are dropped (a session that
 	// cannot be resumed where it ran), unless a process still runs them;
 	// tests and tools reading copied histories set it.
 	KeepMissingCwd bool
@@ -146,7 +146,7 @@ type sources struct {
 }
 
 // Scan lists up to limit sessions, newest effective time first, plus the
-// sessions named in keep (seed 002 §2.1) and the live sessions that have
+// sessions named in keep and the live sessions that have
 // no rollout yet. A negative limit lists all. A missing Codex home is an
 // empty list: Codex is not installed. A state database that exists but
 // cannot be read (and never could) is an error, so the caller keeps its
@@ -244,7 +244,7 @@ func (p *pass) add(c candidate) error {
 
 // addUnwritten lists the threads a live process has opened whose rollout
 // does not exist yet: Codex writes it with the first prompt, so until then
-// the session exists only while its process lives (seed 002 §2.1).
+// the session exists only while its process lives.
 func (p *pass) addUnwritten(byID *rollouts) {
 	for _, id := range slices.Sorted(maps.Keys(p.live.locked)) {
 		if _, ok := byID.get(id); ok || p.seen[id] {
@@ -258,7 +258,7 @@ func (p *pass) addUnwritten(byID *rollouts) {
 }
 
 // cwdAllowed applies the shared working-directory rule (history.Memo's
-// Listable; seed 002 §6, §7.4).
+// Listable).
 func (p *pass) cwdAllowed(info session.Info) bool {
 	return p.cwds.Listable(info.Cwd, info.Live, p.s.keepMissingCwd)
 }
@@ -390,7 +390,7 @@ func (s *Scanner) parentOf(id string) string {
 }
 
 // Conversation returns a session's user prompts and readable assistant
-// answers in order (seed 002 §2.3); session.ErrNotFound when it has no
+// answers in order; session.ErrNotFound when it has no
 // rollout. A live session with no rollout yet has an empty conversation.
 func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Message, error) {
 	c, ok := s.find(id)
@@ -495,8 +495,8 @@ func (s *Scanner) stateLookup(ctx context.Context, src sources) *stateLookup {
 
 // thread returns what the state database says about id. When the
 // database cannot be read it is an error if it never could (the caller's
-// last good list must stay); otherwise the last good answer (seed 002
-// §2.5: a failed read never replaces good data).
+// last good list must stay); otherwise the last good answer (a failed
+// read never replaces good data).
 func (l *stateLookup) thread(id string) (thread, error) {
 	s := l.s
 	s.srcMu.Lock()

@@ -9,12 +9,13 @@ import (
 	"paddock/internal/history"
 )
 
-// Listing reads the head and the tail of a rollout, never all of it
-// (seed 002 §4). The head is headLines lines, or more until the first
-// real prompt (Codex writes its instructions and environment first, and
-// a long first turn can push the prompt down), within headMaxLines and
-// headMaxBytes. The tail is larger than the seed's 8 KB: one 0.169 turn
-// writes several KB of turn context and settings before its prompt.
+// Listing reads the head and the tail of a rollout, never all of it.
+// The head is headLines lines, or more until the first real prompt
+// (Codex writes its instructions and environment first, and a long first
+// turn can push the prompt down), within headMaxLines and headMaxBytes.
+// The tail is larger than the 8 KB that suffices for the other agents:
+// one 0.169 turn writes several KB of turn context and settings before
+// its prompt.
 const (
 	headLines    = 30
 	headMaxLines = 300
@@ -182,7 +183,7 @@ func (b *summaryBuilder) finish() *summary {
 	return &s
 }
 
-// dedup folds the copies Codex writes of one message (seed 002 §6): a
+// dedup folds the copies Codex writes of one message: a
 // message next to the previous one, with the same role and text but read
 // from a source that copy did not come from, is the same message, and the
 // first copy (and its time) is kept. The same text typed again in a later

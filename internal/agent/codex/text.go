@@ -13,7 +13,7 @@ const (
 )
 
 // newSessionTitle names a live session that has no first message yet
-// (seed 002 §2.1: shown as "Codex new session" while its process lives).
+// (shown as "Codex new session" while its process lives).
 const newSessionTitle = "New Codex session"
 
 // validID reports whether id can name a session (history.Valid). Ids

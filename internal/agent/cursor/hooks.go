@@ -5,21 +5,21 @@ import (
 	"strings"
 )
 
-// Cursor hooks (~/.cursor/hooks.json, version 1). No recording exists in
-// ../shared; this follows Cursor's documentation (docs/background/hooks.md
-// §4): common stdin conversation_id (stable across turns, the session id),
+// Cursor hooks (~/.cursor/hooks.json, version 1). No recording of the real
+// CLI exists; this follows Cursor's published hooks documentation: common
+// stdin conversation_id (stable across turns, the session id),
 // generation_id (per user message), model, hook_event_name,
 // cursor_version, workspace_roots, transcript_path.
 //
 //	sessionStart                          → SessionStart (session_id is accepted as the id too)
-//	beforeSubmitPrompt                    → prompting (seed 002: the only "working" signal)
+//	beforeSubmitPrompt                    → prompting (the only "working" signal)
 //	afterAgentThought                     → busy
 //	preToolUse / beforeShellExecution /
 //	beforeMCPExecution                    → tool start (Shell and MCP calls may ask: inference)
 //	postToolUse / postToolUseFailure /
 //	afterShellExecution / afterMCPExecution /
 //	afterFileEdit                         → tool end
-//	afterAgentResponse                    → waiting (seed 002 §6: the turn's final answer, never working)
+//	afterAgentResponse                    → waiting (the turn's final answer, never working)
 //	stop                                  → waiting (status "aborted" → interrupt)
 //	subagentStart / subagentStop          → subagent bookkeeping
 //	sessionEnd                            → ended

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Liveness (seed 002 §2.2, §6). A running Cursor agent process names the
+// Liveness. A running Cursor agent process names the
 // chat it works on by exactly one of, in this order:
 //
 //  1. --resume <chatId> on its command line (AgentProcess.ArgSessionID);

@@ -22,8 +22,7 @@ const (
 )
 
 // summary is what listing knows of one chat, from its meta.json and
-// prompt_history.json only: store.db is never opened to list (seed 002
-// §2.1, §6).
+// prompt_history.json only: store.db is never opened to list.
 type summary struct {
 	title       string
 	cwd         string
@@ -38,10 +37,10 @@ type summary struct {
 }
 
 // metaFile is the part of a chat's meta.json paddock uses, as third-party
-// readers document it (formats.md §5.2): {schemaVersion, createdAtMs,
+// readers document it: {schemaVersion, createdAtMs,
 // updatedAtMs, hasConversation, isSubagent, title, cwd}. It is decoded from
 // a generic map so that a null or wrongly typed field is ignored instead of
-// failing the file (seed 002 §6: values may be JSON null).
+// failing the file (values may be JSON null).
 func readMetaFile(path string, into *summary) error {
 	raw, err := readJSONFile(path, maxMetaBytes)
 	if err != nil {
@@ -66,8 +65,8 @@ func readMetaFile(path string, into *summary) error {
 }
 
 // readPromptHistory reads a chat's prompt_history.json: what the person
-// typed, oldest first. Its exact schema is unverified (no sample exists;
-// formats.md §5.3), so the shapes seen in similar files are all accepted:
+// typed, oldest first. Its exact schema is unverified (no sample exists),
+// so the shapes seen in similar files are all accepted:
 // an array of strings, or of objects carrying the text under "text",
 // "prompt", "query", "content" or "display" (and optionally a time), or an
 // object holding such an array under "prompts", "history", "entries" or

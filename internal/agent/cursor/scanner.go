@@ -8,14 +8,14 @@
 // locks anything under Cursor's config directory, never starts or signals
 // Cursor. Delete, when the user asks, removes one chat's own files
 // (delete.go) and nothing else.
-// Listing reads only meta.json and prompt_history.json (seed 002 §2.1, §6);
+// Listing reads only meta.json and prompt_history.json;
 // store.db is opened read-only (mode=ro, never immutable=1, so the WAL is
 // seen) for a conversation preview, and for the parent of a subagent's chat
 // when a live process names one. Summaries are cached by the stat of the
 // files they were read from, so an unchanged chat is not read again.
 //
 // Everything about Cursor's files comes from third-party reverse
-// engineering (see ../shared/docs/background/formats.md §5): Cursor is
+// engineering: Cursor is
 // closed source and no real chats/ sample was available.
 package cursor
 
@@ -51,7 +51,7 @@ type Options struct {
 	// shares one snapshot among all scanners. nil: nothing is live.
 	Processes func(ctx context.Context) ([]procscan.AgentProcess, error)
 	// TitleMarker, when set, marks paddock's own title-generation runs: a
-	// chat whose title or prompts contain it is not listed (seed 002 §6).
+	// chat whose title or prompts contain it is not listed.
 	TitleMarker string
 	Logger      *slog.Logger // nil => discard
 }
@@ -103,7 +103,7 @@ type Scanner struct {
 	// parsed again.
 	parses atomic.Int64
 	// storeReads counts store.db opens, so tests can see that listing
-	// never opens one (seed 002 §2.1).
+	// never opens one.
 	storeReads atomic.Int64
 }
 

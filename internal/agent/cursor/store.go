@@ -19,7 +19,7 @@ import (
 	"paddock/internal/session"
 )
 
-// A chat's store.db (formats.md §5.2; third-party reverse engineering, no
+// A chat's store.db (from third-party reverse engineering, no
 // real sample was available) has two tables:
 //
 //	meta  (key TEXT PRIMARY KEY, value TEXT)  one row "0": the chat's
@@ -87,7 +87,7 @@ func (st *store) Close() {
 
 // openStore opens path read-only (mode=ro, never immutable=1: Cursor keeps
 // store.db in WAL mode for as long as a chat is open, and its newest
-// messages are in store.db-wal until a checkpoint; seed 002 §6).
+// messages are in store.db-wal until a checkpoint).
 //
 // SQLite reads a WAL database through its -wal and -shm files and creates
 // them when they are missing, even on a read-only connection. While Cursor
@@ -176,7 +176,8 @@ func openDB(ctx context.Context, dsn func(path string, pragmas ...string) string
 	}
 	db.SetMaxOpenConns(1)
 	st := &store{db: db, cleanup: cleanup}
-	// PRAGMA table_info before relying on a column (brief; seed 002 §4).
+	// Cursor's schema is not documented and changes between versions: ask
+	// PRAGMA table_info before relying on a column.
 	blobCols, err := history.Columns(ctx, st.db, "blobs")
 	if err != nil {
 		st.Close()

@@ -29,7 +29,7 @@ var (
 	// beside the context it adds to the same user message.
 	userQuery = regexp.MustCompile(`(?s)<user_query>(.*?)</user_query>`)
 	// contextBlock matches one block of the context Cursor puts into a
-	// user message (formats.md §5.1; third-party readers list these tags).
+	// user message (third-party readers list these tags).
 	// Go's regexp has no back-references, so the closing tag is checked in
 	// stripContext.
 	contextBlock = regexp.MustCompile(`(?s)<([a-z][a-z0-9_-]*)(?:\s[^>]*)?>.*?</([a-z][a-z0-9_-]*)>`)

@@ -18,7 +18,7 @@ import (
 // until the results are in; each streamed step (step.begin … step.end)
 // becomes one assistant message holding its text parts; /undo removes the
 // turns it undid; a compaction is a floor /undo cannot cross. Only real
-// human prompts and readable assistant text are kept (seed 002 §6): no
+// human prompts and readable assistant text are kept: no
 // thinking, tool calls, tool results, injected reminders or summaries.
 // Events (events.go) folds the same way and keeps those too, as entries
 // of their own between the messages.

@@ -2,8 +2,8 @@ package kimi
 
 import "paddock/internal/hookstate"
 
-// Kimi Code 2.1 `[[hooks]]` payloads (recorded in
-// ../shared/fixtures/real/kimi-code-2.1.0/hooks.log): Claude's field names
+// Kimi Code 2.1 `[[hooks]]` payloads (as recorded from the real CLI; the
+// decode tests replay that recording): Claude's field names
 // (snake_case) with session_id "session_<uuid>", client_type, no
 // transcript_path and no permission_mode. Differences that matter:
 //

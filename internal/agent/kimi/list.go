@@ -226,8 +226,8 @@ func (s *Scanner) legacyCandidates(ctx context.Context, workDirs map[string]stri
 	})
 }
 
-// sortNewest orders candidates newest history mtime first (seed 002 §2.1:
-// Kimi lists by the main wire's mtime), then by path for a stable order.
+// sortNewest orders candidates newest history mtime first (Kimi lists by
+// the main wire's mtime), then by path for a stable order.
 func sortNewest(cands []candidate) {
 	slices.SortFunc(cands, func(a, b candidate) int {
 		if c := cmp.Compare(b.sig.MtimeNs, a.sig.MtimeNs); c != 0 {

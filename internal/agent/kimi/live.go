@@ -10,7 +10,7 @@ import (
 	"paddock/internal/procscan"
 )
 
-// Liveness (seed 002 §2.2 and §6) binds a running kimi TUI to the session
+// Liveness binds a running kimi TUI to the session
 // it works on, from positive evidence only, in this order:
 //
 //  1. the session named on its command line (-S/--session ID, or the
@@ -33,7 +33,7 @@ import (
 // arguments can still be read; rule 4 is what binds a plain `kimi`.
 //
 // Rule 4 keeps to the process's own working directory (kimi files a
-// session under its cwd): a bound on the seed's rule, not a guess by cwd,
+// session under its cwd): a bound on the newest-session rule, not a guess by cwd,
 // so a TUI in one project never claims a session another project's `kimi
 // -p` run just created.
 

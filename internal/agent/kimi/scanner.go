@@ -15,7 +15,7 @@
 // touches or locks anything under either directory and never starts or
 // signals Kimi. Delete, run only when the user asks, removes one session's
 // own files (delete.go).
-// Listing is lazy (seed 002 §2.1): it stats every session's history file,
+// Listing is lazy: it stats every session's history file,
 // then reads state.json and the head and tail of the newest until the limit
 // is filled, caching each summary by file signature, so an unchanged tree
 // costs its stats and nothing more.
@@ -215,7 +215,7 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 }
 
 // liveProcs asks for the process list. A failure means no liveness this
-// round (seed 002 §2.2: undetectable is an empty map), logged once.
+// round (undetectable is an empty map), logged once.
 func (s *Scanner) liveProcs(ctx context.Context) []procscan.AgentProcess {
 	if s.processes == nil {
 		return nil
@@ -314,8 +314,8 @@ func (p *pass) addIDs(cands []candidate, ids []string) {
 	}
 }
 
-// listable drops sessions with nothing to list and, by workdir's rule
-// (seed 002 §6), those of an ephemeral directory and those whose directory
+// listable drops sessions with nothing to list and, by workdir's rule,
+// those of an ephemeral directory and those whose directory
 // is gone (they cannot be resumed) unless a TUI still holds them (p.live
 // bound first), checking each directory once per scan. An unknown cwd (a
 // kimi-cli bucket kimi.json no longer names) is kept: the history is still

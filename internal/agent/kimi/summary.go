@@ -15,8 +15,8 @@ import (
 	"paddock/internal/session"
 )
 
-// Listing reads state.json and only the head and tail of the history file
-// (seed 002 §2.1, §4). kimi-code's wire holds huge system lines (a 9 KB
+// Listing reads state.json and only the head and tail of the history
+// file. kimi-code's wire holds huge system lines (a 9 KB
 // system prompt, a 70 KB tool snapshot per start), which the head skips by
 // type without decoding.
 const (

@@ -24,7 +24,7 @@ func validID(id string) bool { return history.SafeName(id, 160) }
 
 // The helpers below read one JSON value of an expected type. A value of any
 // other type — null included — reads as absent, never as "null" or a zero
-// that looks real (seed 002 §6: a key can exist and hold null).
+// that looks real (a key can exist and hold null).
 
 func jsonStr(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] != '"' {

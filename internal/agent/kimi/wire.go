@@ -212,7 +212,7 @@ func readOrigin(raw json.RawMessage) origin {
 }
 
 // human reports whether a user-role message with this origin is real human
-// input: origin missing or of kind "user" (seed 002 §6). Skill
+// input: origin missing or of kind "user". Skill
 // activations, plugin commands, injections (date and mode reminders, the
 // interruption notice), shell-command output, compaction summaries, cron,
 // task and subagent triggers, hook results and retries are not.

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// OpenCode 1.18 plugin events (recorded in
-// ../shared/fixtures/real/opencode-1.18.33/plugin-events.log). Three shapes
+// OpenCode 1.18 plugin events (as recorded from the real CLI; the decode
+// tests replay that recording). Three shapes
 // are accepted:
 //
 //   - a bus event as the plugin's event hook or GET /event delivers it:

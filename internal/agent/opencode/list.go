@@ -81,7 +81,7 @@ func (p *pass) read(ctx context.Context, db dbFile, limit int, keep []string) er
 // them are listable (or the table ends). The SQL window is larger than
 // limit and grows: sessions without a prompt, in a vanished or throw-away
 // directory, are dropped after the query, and they must not push real
-// sessions out of the list (seed 002 §6: else sessions at the edge flicker
+// sessions out of the list (else sessions at the edge flicker
 // in and out as noise comes and goes).
 func (p *pass) readWindow(ctx context.Context, c *conn, limit int) error {
 	page := 500

@@ -14,7 +14,7 @@ import (
 
 // OpenCode keeps no per-session marker on disk and every process holds the
 // same opencode.db open, so which session a TUI shows is read from how it
-// was started. Seed 002 §2.2 and §6, in this order:
+// was started, by these rules in this order:
 //
 //  1. -s/--session <id> on the command line (procscan reads it, stopping at
 //     --prompt: the text after it is a handed-over task that may say

@@ -1,7 +1,7 @@
 // Package opencode lists OpenCode sessions and loads their conversations
 // from OpenCode's own SQLite databases (<data dir>/opencode*.db: session,
 // message and part tables), and binds running OpenCode TUIs to the sessions
-// they show (seed 002 §2.2).
+// they show.
 //
 // It never writes OpenCode's databases: they are opened with mode=ro (never
 // immutable=1, so rows still in the -wal file are seen) and query_only; it
@@ -9,7 +9,7 @@
 // database that has none (it reads a private copy instead, see db.go), never
 // checkpoints, and never signals OpenCode. A database that exists
 // but cannot be read is an error, never an empty list, so the caller keeps
-// its previous good result (seed 002 §6). The one change it makes is
+// its previous good result. The one change it makes is
 // Delete, when the user asks, and only by running OpenCode's own `opencode
 // session delete`.
 package opencode
@@ -35,7 +35,7 @@ import (
 const runtimeName = "opencode"
 
 // TimeFromDB is the TimeSource of every OpenCode session: its Updated is
-// the database's session.time_updated (seed 002 §2.4), not a file mtime.
+// the database's session.time_updated, not a file mtime.
 // It belongs beside session.TimeFromFile; it lives here until it moves.
 const TimeFromDB = "db_time_updated"
 
@@ -52,7 +52,7 @@ type Options struct {
 	// Runtime "opencode" entries are used.
 	Processes func(ctx context.Context) ([]procscan.AgentProcess, error)
 	// KeepMissingCwd lists sessions whose working directory no longer
-	// exists. By default they are dropped (seed 002 §7.4: they cannot be
+	// exists. By default they are dropped (they cannot be
 	// resumed) unless a live process holds them.
 	KeepMissingCwd bool
 	// TempDir is where a private copy of a database is made when it cannot
@@ -269,7 +269,7 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 // Conversation returns a session's real user prompts and readable assistant
 // answers in order: each message's text parts merged, synthetic and ignored
 // parts dropped, no reasoning, tool calls or results, compaction requests
-// or summaries (seed 002 §6).
+// or summaries.
 func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Message, error) {
 	if !validID(id) {
 		return nil, session.ErrNotFound

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// scanSig is Scan's cheap signature (seed 002 §2.5, §6): the databases and
+// scanSig is Scan's cheap signature: the databases and
 // their -wal files (size, mtime in ns, device and inode: OpenCode writes
 // to the -wal and touches the database only at a checkpoint) and the whole
 // set of OpenCode processes with what binding reads of them (not folded by

@@ -167,7 +167,7 @@ func (t *transcript) msg(i int) (session.Message, bool) {
 	return session.Message{}, false
 }
 
-// messages returns the conversation of the current branch (seed 002 §4, §6).
+// messages returns the conversation of the current branch.
 //
 // v2 and v3 files are trees: every entry names its parentId, and /tree or
 // a rewind starts a new branch from an older entry. Pi's current leaf is

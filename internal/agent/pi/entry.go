@@ -29,7 +29,7 @@ var (
 
 // entry is one line reduced to what paddock uses. Every field is
 // type-checked as it is read: a null or a value of the wrong type leaves it
-// zero (seed 002 §6: a present key may hold null).
+// zero (a present key may hold null).
 type entry struct {
 	Type    string
 	Version int // headers only; 0 when absent (v1)
@@ -386,7 +386,7 @@ type header struct {
 
 // parseHeader checks that line is a Pi session header with a usable id:
 // Pi itself refuses a file whose first line is anything else, and files
-// such as a print-mode JSON event dump must never be listed (seed 002 §6).
+// such as a print-mode JSON event dump must never be listed.
 func parseHeader(line []byte) (header, error) {
 	e, err := parseEntry(line)
 	if err != nil {

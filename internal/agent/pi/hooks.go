@@ -6,8 +6,8 @@ import (
 )
 
 // Pi 0.73 has no hook config: an extension forwards its lifecycle events.
-// The accepted record is the one recorded in
-// ../shared/fixtures/real/pi-0.73.1/extension-events.log:
+// The accepted record is the one recorded from the real Pi 0.73.1 (the
+// decode tests replay that recording):
 //
 //	{"ts":ms,"event":"tool_call","pid":…,"cwd":…,"sessionId":…,"sessionFile":…,
 //	 "hasUI":true,"idle":false,"payload":{"type":"tool_call","toolName":"bash",…}}

@@ -10,7 +10,7 @@ import (
 	"paddock/internal/procscan"
 )
 
-// Pi's liveness (seed 002 §2.2): Pi sets process.title, so /proc shows
+// Pi's liveness: Pi sets process.title, so /proc shows
 // "pi" with its arguments overwritten (AgentProcess.ArgsHidden), and it
 // opens its session file only to append, so no file is ever held open.
 // Neither the command line nor open files can say which session a plain

@@ -8,10 +8,9 @@
 // Pi. Delete, run only when the user asks, removes one session's file and
 // nothing else.
 //
-// A session's identity is its header id, never its file name (seed 002
-// §2.2). Listing stats every file, then reads the newest until the limit is
-// filled, each once per file version (size, mtime, inode); a whole rescan
-// is skipped while no file and no Pi process changed.
+// A session's identity is its header id, never its file name. Listing
+// stats every file, then reads the newest until the limit is filled, each
+// once per file version (size, mtime, inode).
 package pi
 
 import (
@@ -136,8 +135,7 @@ func (s *Scanner) Runtime() string { return runtimeName }
 func (s *Scanner) sessionsDir() string { return s.sessions }
 
 // Scan lists up to limit sessions from the per-cwd folders and, apart, up
-// to limit from legacy isolation folders (corral-*/, pickup-*/; seed 002
-// §6), newest effective time first; sessions whose header id is in keep
+// to limit from legacy isolation folders (corral-*/, pickup-*/), newest effective time first; sessions whose header id is in keep
 // are added beyond both limits. A negative limit lists everything. A
 // missing agent or sessions directory is an empty list, not an error; an
 // unreadable sessions directory is an error.

@@ -14,7 +14,7 @@ import (
 // headLines lines, and every line in the last tailBytes, are parsed whole.
 // Lines in between are only parsed when they carry one of the markers
 // below: the latest session_info name can sit anywhere in a long session
-// and is the title (seed 002 §2.1), and user prompts are few and short.
+// and is the title, and user prompts are few and short.
 // Everything else in the middle (assistant turns, tool results, the bulk
 // of a file) is only scanned for those markers, never decoded.
 const (
@@ -201,7 +201,7 @@ func (b *summaryBuilder) skippedTime() {
 
 func (b *summaryBuilder) entry(e *entry) {
 	// Any entry Pi appended is activity; the effective time needs the
-	// latest (seed 002 §2.4).
+	// latest.
 	t := e.when()
 	if t.After(b.s.lastEvent) {
 		b.s.lastEvent = t

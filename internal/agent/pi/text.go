@@ -34,11 +34,11 @@ func validID(id string) bool {
 	return id != "." && id != ".."
 }
 
-// Legacy isolation folders: corral (the tool seed 002 describes) once gave
+// Legacy isolation folders: corral (an earlier session host for Pi) once gave
 // each hosted Pi session its own folder under sessions/ (corral-<ident>/,
 // pickup-<ident>/). Their files are newer than the per-cwd folders' and
 // would push those out of a single limit, so they get their own quota
-// (seed 002 §2.1 and §6) until they are gone.
+// until they are gone.
 var isolationPrefixes = []string{"corral-", "pickup-"}
 
 // isolated reports whether rel (a path relative to sessions/) lies in a
