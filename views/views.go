@@ -108,7 +108,7 @@ type Session struct {
 	PermissionMode string
 	Since          string // how long it has been in its state
 	SinceISO       string
-	// Seed 001's latency metrics, as text; "" without data.
+	// The hosted terminal's latency metrics, as text; "" without data.
 	HookLatency, Detection, PermissionResponse string
 	ParentURL                                  string // the team lead's page
 	Subagents                                  []Subagent

@@ -63,7 +63,7 @@ func fixtureHome(t *testing.T) string {
 	home := t.TempDir()
 	copyTree(t, sharedtest.Fixtures(t, "real", "claude-2.1.328", "projects"), filepath.Join(home, ".claude", "projects"))
 	// The recordings ran in this directory; sessions whose directory is
-	// gone are not listed (seed 002 §7.4).
+	// gone are not listed.
 	if err := os.MkdirAll("/tmp/fakehome1/proj", 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +451,7 @@ func TestBrowserAllAgents(t *testing.T) {
 		copyTree(t, filepath.Join("..", "..", "testdata", src), filepath.Join(home, dst))
 	}
 	// The recordings ran in this directory; sessions whose directory is
-	// gone are not listed (seed 002 §7.4).
+	// gone are not listed.
 	if err := os.MkdirAll("/tmp/paddock-fixtures-home/proj", 0o755); err != nil {
 		t.Fatal(err)
 	}

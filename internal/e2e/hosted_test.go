@@ -262,8 +262,8 @@ func killHostedTmux(t *testing.T, dataDir string) {
 }
 
 // TestHostedSurvivesRestart: a session paddock started keeps running when
-// paddock stops, and the restarted paddock drives it again (seed 001's
-// reconcile: recovered), while a session killed behind its back meanwhile
+// paddock stops, and the restarted paddock drives it again (the
+// reconcile after a restart: recovered), while a session killed behind its back meanwhile
 // ends (orphaned).
 func TestHostedSurvivesRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)

@@ -34,7 +34,7 @@ func TestAttention(t *testing.T) {
 			e(7*sec, ev(KindPrompt), AttentionWorking),
 			e(8*sec, ev(KindStop), AttentionUnread),
 		}},
-		{"a question survives Stop and turn completion (seed 002 §6)", -1, []check{
+		{"a question survives Stop and turn completion", -1, []check{
 			e(0, ev(KindToolStart, tool("AskUserQuestion")), AttentionWorking),
 			e(1*sec, ev(KindPermission, tool("AskUserQuestion")), AttentionAnswer),
 			e(2*sec, ev(KindStop), AttentionAnswer),

@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// Seed 000's timings. Config fields left zero take these values.
+// The state machine's default timings. Config fields left zero take these
+// values.
 const (
 	DefaultPromptingQuiet = 30 * time.Second // prompting, no hook and no output → waiting
 	DefaultWaitingIdle    = 5 * time.Minute  // waiting → idle
@@ -148,7 +149,7 @@ func ToolTimeout(tool string) time.Duration {
 }
 
 // inferenceOff reports whether the permission mode switches a tool's
-// inference timer off. Seed 000: bypassPermissions and dontAsk turn off the
+// inference timer off: bypassPermissions and dontAsk turn off the
 // timers of tools that need permission. Decisions: question and plan tools
 // are user dialogs, not permissions, so bypassPermissions keeps their timer
 // (dontAsk denies them outright, so it does not); "auto" (Claude's

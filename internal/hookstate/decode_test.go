@@ -383,7 +383,7 @@ func TestDecodeRelay(t *testing.T) {
 		t.Fatalf("time %v", ev.Time)
 	}
 
-	// Seed 000's top-level agent_terminal_id; sent_at as Unix milliseconds;
+	// The state machine's top-level agent_terminal_id; sent_at as Unix milliseconds;
 	// junk types ignored.
 	ev, err = Decode("codex", "Stop", []byte(`{"session_id":"s","agent_terminal_id":"t9","paddock":{"pid":"x","sent_at":1795971600000}}`))
 	if err != nil {

@@ -100,8 +100,8 @@ func (e Event) Key() session.Key { return session.Key{Runtime: e.Runtime, ID: e.
 const RelayField = "paddock"
 
 // RelayInfo is what the relay (`paddock hook`) knows about the hook's
-// process and adds to the payload under RelayField. Seed 000 also allows the
-// injected terminal id as a top-level "agent_terminal_id" field.
+// process and adds to the payload under RelayField. The injected terminal
+// id is also accepted as a top-level "agent_terminal_id" field.
 type RelayInfo struct {
 	TerminalID      string    `json:"terminal_id,omitempty"`       // PADDOCK_TERMINAL_ID of a hosted terminal
 	PID             int       `json:"pid,omitempty"`               // the agent process (the hook's parent)

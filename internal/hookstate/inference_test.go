@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestToolTimers: seed 000's per-tool delays, and what each turns into.
+// TestToolTimers: the state machine's per-tool delays, and what each turns into.
 func TestToolTimers(t *testing.T) {
 	cases := []struct {
 		tool  string
@@ -33,7 +33,7 @@ func TestToolTimers(t *testing.T) {
 		{"FetchURL", 15 * sec, StateApproval},       // Kimi
 		{"question", 3 * sec, StateInput},           // OpenCode
 		{"request_user_input", 3 * sec, StateInput}, // Codex
-		// Decisions where the seed is silent.
+		// Tools the named lists leave out: the default delays.
 		{"mcp__github__create_issue", 15 * sec, StateApproval},
 		{"TodoWrite", 8 * sec, StateApproval},
 	}

@@ -8,7 +8,7 @@ import (
 
 var none = Facts{}
 
-// TestTransitions covers seed 000's hook transitions and each runtime's
+// TestTransitions covers the state machine's hook transitions and each runtime's
 // equivalents, one event after another on the fake clock.
 func TestTransitions(t *testing.T) {
 	cases := []struct {
@@ -148,7 +148,7 @@ func TestConnecting(t *testing.T) {
 		})
 		t.Run(rt+" 30 s", func(t *testing.T) {
 			m := NewMachine(withRules(Config{}), Options{Runtime: rt, Connecting: true}, t0)
-			want := StateConnecting // seed 000: only Claude Code and Codex time out
+			want := StateConnecting // Only Claude Code and Codex time out
 			if rt == "claude" || rt == "codex" {
 				want = StateIdle
 				if d := m.NextDeadline(); !d.Equal(at(30 * sec)) {
@@ -182,7 +182,7 @@ func TestConnecting(t *testing.T) {
 	})
 }
 
-// TestCorrections covers seed 000's automatic corrections.
+// TestCorrections covers the state machine's automatic corrections.
 func TestCorrections(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -293,7 +293,7 @@ func TestAsleep(t *testing.T) {
 	}
 }
 
-// TestConfigOverrides checks that Config replaces seed 000's timings.
+// TestConfigOverrides checks that Config replaces the state machine's timings.
 func TestConfigOverrides(t *testing.T) {
 	cfg := Config{PromptingQuiet: 10 * sec, WaitingIdle: minute, DialogIdle: 2 * minute,
 		WorkingIdle: 3 * minute, ConnectingIdle: 5 * sec,

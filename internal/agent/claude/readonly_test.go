@@ -11,7 +11,7 @@ import (
 )
 
 // Every public method but Delete, on every fixture, leaves the Claude dir exactly as
-// it was (seed 002 §1: scanning is read-only).
+// it was (scanning is read-only).
 func TestReadOnly(t *testing.T) {
 	dir, files := claudeDirFromFixtures(t)
 	self := strconv.Itoa(os.Getpid())

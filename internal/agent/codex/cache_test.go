@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The scan signature (seed 002 §2.5): an unchanged tree is answered from
+// The scan signature: an unchanged tree is answered from
 // the last result without parsing; a changed rollout is re-parsed alone; a
 // new rollout deep in the tree, a process change and a title change are
 // each noticed, though no directory mtime is consulted.

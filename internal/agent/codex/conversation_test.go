@@ -27,8 +27,7 @@ func conversationOf(t *testing.T, ls ...any) []session.Message {
 	return msgs
 }
 
-// Seed 002 §6 (regression test_codex_conversation_dedupes_response_item_and_event_msg_user):
-// Codex writes each prompt as a response item and as an event, each answer
+// Regression (regression test_codex_conversation_dedupes_response_item_and_event_msg_user): // Codex writes each prompt as a response item and as an event, each answer
 // as an event and as a response item. Adjacent copies are one message with
 // the first copy's time; the same words in another turn are another
 // message, also when a turn was interrupted and the prompt typed again.
@@ -91,7 +90,7 @@ func TestConversationAdjacentDuplicates(t *testing.T) {
 	}
 }
 
-// Only what the person typed is a user message (seed 002 §2.1, §6): the
+// Only what the person typed is a user message: the
 // instructions, environment, permissions, mode and skill texts Codex sends
 // as role user, its notes about interrupted turns and shell commands, and
 // developer and system messages are not; a wrapped IDE request keeps only
@@ -131,7 +130,7 @@ func TestConversationSkipsInjectedText(t *testing.T) {
 	}
 }
 
-// Seed 002 §6: a field may be present and null, or of another type. No
+// A field may be present and null, or of another type. No
 // line may fail because of it, and nothing may show "None" or "null".
 func TestConversationNullFields(t *testing.T) {
 	msgs := conversationOf(t,
@@ -175,7 +174,7 @@ func TestListingNullFields(t *testing.T) {
 	}
 }
 
-// Seed 002 §6: a preview is never cached by session key here; a session
+// A preview is never cached by session key here; a session
 // still being written shows its new turns at once.
 func TestConversationRereads(t *testing.T) {
 	h := newHome(t)

@@ -250,7 +250,7 @@ func TestSharedRealHome(t *testing.T) {
 
 // Other projects' Codex test data (../shared/fixtures/public/codex, see
 // SOURCES.md): placed where Codex keeps rollouts, each is listed and
-// previewed by the seed's rules, or left out when it is no session.
+// previewed by the preview rules, or left out when it is no session.
 func TestSharedPublicFixtures(t *testing.T) {
 	pub := sharedtest.Fixtures(t, "public", "codex")
 	dir := copyTree(t, filepath.Join(pub, "claude-code-log", "test", "test_data", "codex"))

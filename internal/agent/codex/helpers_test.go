@@ -123,7 +123,7 @@ func checkInfo(t testing.TB, i session.Info) {
 	}
 }
 
-// checkMessages asserts seed 002 §7.2 on a conversation: roles only user
+// checkMessages asserts the preview rules on a conversation: roles only user
 // and assistant, no empty or "None" text, valid UTF-8, times ascending.
 func checkMessages(t testing.TB, id string, msgs []session.Message) {
 	t.Helper()

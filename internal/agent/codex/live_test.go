@@ -60,7 +60,7 @@ func (f *fakeProcs) scanner(dir string) *Scanner {
 
 var daemonArgv = []string{"/home/u/.codex/packages/app-server-daemon/releases/0.169.0/bin/codex", "app-server", "--listen", "unix://", "--analytics-default-enabled", "--managed-daemon"}
 
-// Liveness by the files a live codex process holds open (seed 002 §2.2),
+// Liveness by the files a live codex process holds open,
 // and by an exact id only where no file tells.
 func TestLiveness(t *testing.T) {
 	h := newHome(t)
@@ -98,7 +98,7 @@ func TestLiveness(t *testing.T) {
 	p.SessionID = id(6)
 	f.fileErr = map[int]error{600: os.ErrPermission}
 	// 8: an id prefix on the command line is no evidence, nor is a TUI
-	// in the sessions' working directory holding nothing (seed 002 §6: never
+	// in the sessions' working directory holding nothing (never
 	// the newest session of the same cwd).
 	p = f.add(800, true)
 	p.ArgSessionID, p.Cwd = id(8)[:8], "/p"

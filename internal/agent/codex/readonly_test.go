@@ -33,7 +33,7 @@ func exercise(t *testing.T, s *Scanner, extra ...string) {
 	}
 }
 
-// Seed 002 §1, §4: scanning and previews are read-only. Every public
+// Scanning and previews are read-only. Every public
 // method, on every recording and with its state database in either mode,
 // leaves the Codex home exactly as it was: no file written, touched,
 // created or removed.

@@ -187,7 +187,7 @@ func TestBenchTree(t *testing.T) {
 }
 
 // BenchmarkConversation50MB loads a 50 MB rollout: 400 turns, each with a
-// 128 KB tool output, the shape of a long working session (issue 7 §11).
+// 128 KB tool output, the shape of a long working session.
 // The whole file is read; the outputs are skipped, not decoded.
 func BenchmarkConversation50MB(b *testing.B) {
 	s, mb := bigRolloutScanner(b)

@@ -16,7 +16,7 @@ import (
 
 func id(n int) string { return fmt.Sprintf("01a20000-0000-7000-8000-%012d", n) }
 
-// Seed 002 §6: subagent threads are internal and never listed, whichever
+// Subagent threads are internal and never listed, whichever
 // way the rollout says so; a user's own fork of a session is listed.
 func TestSubagentsNotListed(t *testing.T) {
 	h := newHome(t)
@@ -92,7 +92,7 @@ func TestTitles(t *testing.T) {
 	}
 }
 
-// Seed 002 §2.1: a thread nobody has typed into is listed only while its
+// A thread nobody has typed into is listed only while its
 // process lives, as a new session; without a process it is left out.
 func TestEmptySessionOnlyWhileLive(t *testing.T) {
 	h := newHome(t)
@@ -115,7 +115,7 @@ func TestEmptySessionOnlyWhileLive(t *testing.T) {
 
 // Sessions run in an ephemeral directory (a path segment "oc-manager-…")
 // are dropped always; those whose directory is gone are dropped unless
-// KeepMissingCwd is set or a process still runs them (seed 002 §6, §7.4).
+// KeepMissingCwd is set or a process still runs them.
 func TestCwdFilters(t *testing.T) {
 	h := newHome(t)
 	now := time.Now()
@@ -153,7 +153,7 @@ func TestCwdFilters(t *testing.T) {
 	}
 }
 
-// Seed 002 §6: a working directory's existence is checked once per scan,
+// A working directory's existence is checked once per scan,
 // however many sessions share it.
 func TestCwdCheckedOncePerScan(t *testing.T) {
 	h := newHome(t)
@@ -179,8 +179,7 @@ func sameSet(got []string, want ...string) bool {
 }
 
 // limit newest sessions plus every kept id, newest effective time first;
-// a file touched long after its last event is dated by the event (seed
-// 002 §2.4).
+// a file touched long after its last event is dated by the event.
 func TestLimitKeepAndOrder(t *testing.T) {
 	h := newHome(t)
 	now := time.Now().Truncate(time.Second)
@@ -225,7 +224,7 @@ func TestLimitKeepAndOrder(t *testing.T) {
 }
 
 // Listing reads the head and tail of only the files it lists: with 500
-// rollouts and limit 20, a fresh scanner parses 20 (seed 002 §6: never a
+// rollouts and limit 20, a fresh scanner parses 20 (never a
 // full parse of everything).
 func TestScanParsesOnlyWhatItLists(t *testing.T) {
 	h := newHome(t)

@@ -11,8 +11,8 @@ import (
 )
 
 // Bad input degrades per file: a broken meta.json or prompt history loses
-// only what it would have said, never the scan (brief; issue 7 "Bad
-// input"). SYNTHETIC files.
+// only what it would have said, never the scan. SYNTHETIC
+// files.
 func TestBadInput(t *testing.T) {
 	root, proj := t.TempDir(), t.TempDir()
 	bad := []struct {
@@ -78,7 +78,7 @@ func longText(n int) string {
 }
 
 // Message blobs of odd shapes never crash the preview and never show as
-// text what is not (seed §6: roles only user/assistant, no empty text).
+// text what is not (roles only user/assistant, no empty text).
 func TestBlobMessageOddShapes(t *testing.T) {
 	blobs := [][]byte{
 		nil, {}, []byte("   "), []byte("{"), []byte(`{"role":"user"}`), []byte(`{"role":"user","content":null}`),

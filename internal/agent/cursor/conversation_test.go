@@ -22,8 +22,8 @@ func msgsEqual(t *testing.T, id string, got []session.Message, want []session.Me
 func u(text string) session.Message { return session.Message{Role: session.RoleUser, Text: text} }
 func a(text string) session.Message { return session.Message{Role: session.RoleAssistant, Text: text} }
 
-// SYNTHETIC store.db in the documented shape (formats.md §5.2): the preview
-// shows what was typed and the readable answers only (seed §6), in root
+// SYNTHETIC store.db in the documented shape: the preview
+// shows what was typed and the readable answers only, in root
 // blob order, archived (compacted) messages first; binary blobs skipped.
 func TestConversationFromStore(t *testing.T) {
 	root, proj := t.TempDir(), t.TempDir()
@@ -152,7 +152,7 @@ func TestConversationUnreadableStore(t *testing.T) {
 	}
 }
 
-// Seed §6: the preview must see what is still in store.db-wal (Cursor keeps
+// The preview must see what is still in store.db-wal (Cursor keeps
 // the WAL for as long as a chat is open); opened with mode=ro, never
 // immutable. SYNTHETIC: a writer connection stands in for Cursor.
 func TestConversationSeesWAL(t *testing.T) {

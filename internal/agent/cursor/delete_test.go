@@ -19,7 +19,7 @@ import (
 // deleteTree is liveTree (a parent chat, its subagents' chats, an orphan
 // subagent, two other chats) plus transcripts: the parent's in both
 // layouts (the nested one holding a subagent transcript) and another
-// chat's. SYNTHETIC, formats.md §5 shapes.
+// chat's. SYNTHETIC, in the shapes third-party readers document.
 func deleteTree(t *testing.T) (root, proj string) {
 	root, proj = liveTree(t)
 	enc := strings.ReplaceAll(strings.TrimPrefix(proj, "/"), "/", "-")

@@ -59,7 +59,7 @@ func checkEvents(t *testing.T, s *Scanner, id string, want []string) {
 	}
 }
 
-// SYNTHETIC store.db (formats.md §5.2: AI SDK message blobs; no real
+// SYNTHETIC store.db (AI SDK message blobs; no real
 // sample exists) replaying the recorded scenario of the other agents: a
 // command approved, one denied, a question answered. Tool calls carry
 // args (AI SDK 4) or input (AI SDK 5), results a plain result or a typed
@@ -138,7 +138,7 @@ func TestEventsFromStore(t *testing.T) {
 	}
 }
 
-// SYNTHETIC transcript (formats.md §5.1: Anthropic parts) for a chat
+// SYNTHETIC transcript (Anthropic parts) for a chat
 // with no chats/ folder: thinking, tool_use and tool_result (is_error,
 // string or text-part content), beside Conversation's messages.
 func TestEventsFromTranscript(t *testing.T) {

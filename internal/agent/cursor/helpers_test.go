@@ -17,9 +17,8 @@ import (
 )
 
 // Everything in this file builds SYNTHETIC Cursor trees: no real chats/
-// sample exists (../shared/fixtures/public/SOURCES.md). The shapes follow
-// ../shared/docs/background/formats.md §5.2 and the third-party fixture
-// builders it cites: meta.json {schemaVersion, createdAtMs, updatedAtMs,
+// sample exists. The shapes follow what third-party readers of Cursor's
+// files document and their fixture builders: meta.json {schemaVersion, createdAtMs, updatedAtMs,
 // hasConversation, isSubagent, title, cwd}; store.db with meta(key, value)
 // holding hex JSON in row "0" and blobs(id, data) keyed by the hex SHA-256
 // of data; a protobuf root blob listing message ids in field 1 (and

@@ -22,7 +22,7 @@ const (
 	idMissing = "99999999-aaaa-4bbb-8ccc-000000000009"
 )
 
-// liveTree writes SYNTHETIC chats for the liveness rules of seed §2.2/§6: a
+// liveTree writes SYNTHETIC chats for the liveness rules: a
 // parent with a subagent, a subagent of that subagent naming the root, one
 // naming only its direct parent, a subagent whose store names no parent,
 // and two unrelated chats in the same folder.
@@ -81,14 +81,14 @@ func TestLiveness(t *testing.T) {
 			want: map[string]int{idTop2: 102}},
 		{name: "open by an inner process", procs: []procscan.AgentProcess{with(cur(103), func(p *procscan.AgentProcess) { p.Inner = []int{104} })},
 			open: map[int][]string{104: {st(idTop3) + "-shm"}}, want: map[string]int{idTop3: 103}},
-		// Seed §6: never by cwd — a process in the chats' folder with no
+		// Never by cwd — a process in the chats' folder with no
 		// evidence binds nothing.
 		{name: "cwd alone never binds", procs: []procscan.AgentProcess{cur(105)}, want: nil},
 		// paddock's 8-character placeholder is no prefix match.
 		{name: "placeholder prefix", procs: []procscan.AgentProcess{with(cur(106), func(p *procscan.AgentProcess) { p.SessionID = idTop2[:8]; p.ArgSessionID = idTop2[:8] })},
 			want: nil},
 		{name: "a store outside chats/", procs: []procscan.AgentProcess{cur(107)}, open: map[int][]string{107: {"/elsewhere/" + idTop2 + "/store.db"}}, want: nil},
-		// Seed §6 regressions (corral's test_live_flags_*):
+		// Regressions (corral's test_live_flags_*):
 		{name: "resume subagent marks parent live", procs: []procscan.AgentProcess{with(cur(110), func(p *procscan.AgentProcess) { p.ArgSessionID = idSub })},
 			want: map[string]int{idParent: 110}},
 		{name: "open subagent store marks parent live", procs: []procscan.AgentProcess{cur(111)}, open: map[int][]string{111: {st(idSub)}},
@@ -148,7 +148,7 @@ func TestLiveness(t *testing.T) {
 }
 
 // The listed chats stay subagent-free and store.db is read only for a
-// subagent a live process hits (seed §6: "父指针只在判活命中未入列 chatId
+// subagent a live process hits ("父指针只在判活命中未入列 chatId
 // 时按需读取").
 func TestLivenessReadsStoresOnlyOnDemand(t *testing.T) {
 	root, _ := liveTree(t)
@@ -174,7 +174,7 @@ func TestLivenessReadsStoresOnlyOnDemand(t *testing.T) {
 }
 
 // The process set is in Scan's signature: a process exiting is a new
-// answer although no file changed (seed §2.5).
+// answer although no file changed.
 func TestLivenessSignature(t *testing.T) {
 	root, _ := liveTree(t)
 	procs := []procscan.AgentProcess{{PID: 9, Runtime: "cursor", ArgSessionID: idTop2}}

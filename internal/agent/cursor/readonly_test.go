@@ -30,11 +30,10 @@ func exercise(t *testing.T, s *Scanner, ids []string) {
 	}
 }
 
-// Every public method leaves Cursor's folder exactly as it was (seed §1:
-// scanning is read-only): in particular, previewing a closed chat's
+// Every public method leaves Cursor's folder exactly as it was (// scanning is read-only): in particular, previewing a closed chat's
 // store.db creates no -wal or -shm beside it, which a plain read-only
 // SQLite open would. The real public transcript fixture is part of the
-// tree; the chats are SYNTHETIC (formats.md §5.2 shapes).
+// tree; the chats are SYNTHETIC (in the shapes third-party readers document).
 func TestReadOnly(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where store copies are made, and must be removed from

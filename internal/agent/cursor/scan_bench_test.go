@@ -16,7 +16,7 @@ const (
 	benchMessages   = 400
 )
 
-// buildBenchTree writes a SYNTHETIC chats/ tree (formats.md §5.2 shapes) of
+// buildBenchTree writes a SYNTHETIC chats/ tree (in the shapes third-party readers document) of
 // benchChats chats over benchWorkspaces folders: meta.json,
 // prompt_history.json and a store.db each (one real store copied: listing
 // never opens it), one in ten with a -wal as an open chat has, one in

@@ -36,7 +36,7 @@ func checkInfo(t *testing.T, info session.Info) {
 	}
 }
 
-// checkConversation asserts the seed's preview rules (§7.2): roles only
+// checkConversation asserts the preview rules: roles only
 // user/assistant, no empty text, no "None", timestamps ascending.
 func checkConversation(t *testing.T, id string, msgs []session.Message) {
 	t.Helper()
@@ -57,7 +57,8 @@ func checkConversation(t *testing.T, id string, msgs []session.Message) {
 	}
 }
 
-// A synthetic tree covering the listing rules (shapes: formats.md §5.2).
+// A synthetic tree covering the listing rules (in the shapes third-party readers
+// document).
 func TestScanListingRules(t *testing.T) {
 	root := t.TempDir()
 	proj := t.TempDir()
@@ -74,13 +75,13 @@ func TestScanListingRules(t *testing.T) {
 		{id: "c-default-name", cwd: proj, mtime: now.Add(-2 * time.Minute),
 			meta:    map[string]any{"title": "New Agent", "cwd": proj, "hasConversation": true},
 			prompts: map[string]any{"prompts": []any{map[string]any{"prompt": "make it\nfaster"}}}},
-		// Seed §6: isSubagent chats are never listed.
+		// IsSubagent chats are never listed.
 		{id: "c-subagent", cwd: proj, mtime: now,
 			meta: map[string]any{"title": "Explore the code", "cwd": proj, "isSubagent": true, "hasConversation": true}},
-		// Seed §6: hasConversation false is an empty shell.
+		// HasConversation false is an empty shell.
 		{id: "c-empty", cwd: proj, mtime: now,
 			meta: map[string]any{"title": "", "cwd": proj, "hasConversation": false}},
-		// Seed §6 (JSON null): every field null.
+		// Regression (JSON null): every field null.
 		{id: "c-nulls", cwd: other, mtime: now.Add(-3 * time.Minute),
 			meta:    map[string]any{"title": nil, "cwd": nil, "createdAtMs": nil, "updatedAtMs": nil, "hasConversation": nil, "isSubagent": nil},
 			prompts: []any{nil, map[string]any{"text": nil}, "real prompt"}},
@@ -97,7 +98,7 @@ func TestScanListingRules(t *testing.T) {
 		// it is a subagent's) without opening the store.
 		{id: "c-store-only", cwd: "/no/such/dir/at/all", ws: "0123456789abcdef0123456789abcdef", mtime: now.Add(-7 * time.Minute),
 			store: &storeSpec{meta: map[string]any{"agentId": "c-store-only", "name": "Old chat"}, messages: []any{cursorUser("hello")}}},
-		// Seed §6: ephemeral oc-manager- cwds are dropped.
+		// Ephemeral oc-manager- cwds are dropped.
 		{id: "c-ephemeral", cwd: "/tmp/oc-manager-codex/x", mtime: now,
 			meta: map[string]any{"title": "Manager", "cwd": "/tmp/oc-manager-codex/x", "hasConversation": true}},
 		// A cwd that no longer exists: dropped unless pinned.
@@ -105,7 +106,7 @@ func TestScanListingRules(t *testing.T) {
 			meta: map[string]any{"title": "Gone", "cwd": "/no/such/project", "hasConversation": true}},
 		{id: "c-gone-pinned", cwd: "/no/such/project2", mtime: now,
 			meta: map[string]any{"title": "Pinned", "cwd": "/no/such/project2", "hasConversation": true}},
-		// Touched long after its last event: dated by the event (seed §2.4).
+		// Touched long after its last event: dated by the event.
 		{id: "c-stale-mtime", cwd: proj, mtime: now,
 			meta: map[string]any{"title": "Old but touched", "cwd": proj, "createdAtMs": ms(old.Add(-time.Hour)), "updatedAtMs": ms(old), "hasConversation": true}},
 		// paddock's own title generation (Options.TitleMarker).
@@ -245,7 +246,7 @@ func TestScanMissingAndUnreadable(t *testing.T) {
 	}
 }
 
-// Scan keeps its last answer under a cheap signature (brief; seed §2.5):
+// Scan keeps its last answer under a cheap signature:
 // an unchanged tree is not parsed again, a changed file is picked up, and
 // results are copies the caller may modify.
 func TestScanSignatureCache(t *testing.T) {

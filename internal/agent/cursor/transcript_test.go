@@ -51,12 +51,11 @@ func TestPublicTranscriptFixture(t *testing.T) {
 	msgsEqual(t, "registry-cursor", msgs, []session.Message{u("inspect the cursor transcript"), a("the transcript is readable")})
 }
 
-// SYNTHETIC transcripts in the layouts formats.md §5.1 describes: nested
+// SYNTHETIC transcripts in the layouts third-party readers document: nested
 // <id>/<id>.jsonl with subagents beside it (never listed), context tags
 // around the query, thinking and tool blocks, broken lines, invalid UTF-8.
 // With chats/ present, transcripts are Cursor's backups: not listed, but a
-// kept id whose chat folder is gone is shown from its transcript (seed §6:
-// "目录没了就只能从 agent-transcripts 读内容").
+// kept id whose chat folder is gone is shown from its transcript (// "目录没了就只能从 agent-transcripts 读内容").
 func TestTranscripts(t *testing.T) {
 	root, proj := t.TempDir(), t.TempDir()
 	enc := strings.ReplaceAll(strings.TrimPrefix(proj, "/"), "/", "-")

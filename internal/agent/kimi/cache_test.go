@@ -28,7 +28,7 @@ func cacheHome(t *testing.T) (string, map[string]string) {
 	return home, wires
 }
 
-// The cheap signature (seed 002 §2.5): an unchanged tree and process set
+// The cheap signature: an unchanged tree and process set
 // return the last result without reading a file; a changed file is read
 // again, and only that one.
 func TestScanSignature(t *testing.T) {

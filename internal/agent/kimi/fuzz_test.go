@@ -12,8 +12,8 @@ import (
 )
 
 // FuzzWire feeds arbitrary bytes to the listing and conversation readers
-// of both layouts: never a panic, and a conversation keeps to the seed's
-// rules.
+// of both layouts: never a panic, and a conversation keeps to the
+// preview rules.
 func FuzzWire(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "kimi-*", "kimi", "sessions", "*", "*", "agents", "main", "wire.jsonl"))
 	for _, p := range seeds {

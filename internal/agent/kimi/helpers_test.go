@@ -227,7 +227,7 @@ func conversation(t testing.TB, s *Scanner, id string) []session.Message {
 	return msgs
 }
 
-// checkMessages applies the seed's rules to every conversation (§7.2):
+// checkMessages applies the preview rules to every conversation:
 // roles only user and assistant, no empty or "null"/"None" text,
 // timestamps ascending.
 func checkMessages(t testing.TB, id string, msgs []session.Message) {

@@ -115,8 +115,8 @@ func TestLiveRealRecording(t *testing.T) {
 	})
 }
 
-// TestLiveRules covers each rule and what it must not do (seed 002 §2.2,
-// §6) on synthetic sessions in two directories.
+// TestLiveRules covers each rule and what it must not do on
+// synthetic sessions in two directories.
 func TestLiveRules(t *testing.T) {
 	home := t.TempDir()
 	now := time.Now().Truncate(time.Second)

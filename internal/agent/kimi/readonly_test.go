@@ -13,7 +13,7 @@ import (
 )
 
 // Every public method, over every recording and fixture of both layouts,
-// leaves both directories exactly as they were (seed 002 §1, §4: scanning
+// leaves both directories exactly as they were (scanning
 // is read-only).
 func TestReadOnly(t *testing.T) {
 	share, home, _ := legacyTree(t)

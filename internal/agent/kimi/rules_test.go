@@ -17,7 +17,7 @@ const bucket = "wd_proj_0123456789ab"
 
 var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC).UnixMilli()
 
-// Seed 002 §6: a raw user turn is not necessarily human input. Kimi keeps
+// A raw user turn is not necessarily human input. Kimi keeps
 // only a missing origin or kind "user"; everything kimi-code itself puts in
 // a user turn (reminders, skills, plugins, shell output, summaries, cron,
 // tasks, hooks, retries) is left out of prompts and conversation.
@@ -98,7 +98,7 @@ func TestOriginlessSystemWrappers(t *testing.T) {
 	}
 }
 
-// Seed 002 §6: no thinking, tool calls, tool results, tool snapshots,
+// No thinking, tool calls, tool results, tool snapshots,
 // system prompts or kimi's UI event mirror in the conversation, and each
 // answer once.
 func TestOnlyConversationText(t *testing.T) {
@@ -137,7 +137,7 @@ func TestOnlyConversationText(t *testing.T) {
 	}
 }
 
-// Seed 002 §6: Kimi ignores every wire but agents/main: a subagent's
+// Kimi ignores every wire but agents/main: a subagent's
 // turns (even one that looks human) are never the session's, and a
 // session without a main wire is not listed.
 func TestSubagentWiresIgnored(t *testing.T) {
@@ -163,7 +163,7 @@ func TestSubagentWiresIgnored(t *testing.T) {
 	}
 }
 
-// Seed 002 §6: a key that exists and holds null is read as absent, never
+// A key that exists and holds null is read as absent, never
 // as "null" or "None", and never crashes.
 func TestNullFields(t *testing.T) {
 	home := t.TempDir()
@@ -287,7 +287,7 @@ func TestTitles(t *testing.T) {
 }
 
 // Sessions not to list: archived ones, ones whose cwd is gone (cannot be
-// resumed) or ephemeral (seed 002 §6, oc-manager-*), ones with nothing
+// resumed) or ephemeral (oc-manager-*), ones with nothing
 // said, and title-generation sessions.
 func TestFilteredSessions(t *testing.T) {
 	home := t.TempDir()
@@ -365,7 +365,7 @@ func TestLimitAndKeep(t *testing.T) {
 	}
 }
 
-// Seed 002 §2.4: a wire touched long after its last real event is dated by
+// A wire touched long after its last real event is dated by
 // that event.
 func TestEffectiveTime(t *testing.T) {
 	home := t.TempDir()
@@ -422,7 +422,7 @@ func TestHostileIDs(t *testing.T) {
 }
 
 // A conversation's times never go backwards, even when the records' clocks
-// do (seed 002 §7.2).
+// do.
 func TestTimesAscend(t *testing.T) {
 	home := t.TempDir()
 	wire := slices.Concat([]string{recMeta(t0)}, turn("a", "one", "A", t0+5000), turn("b", "two", "B", t0+1000))

@@ -234,7 +234,7 @@ func TestSharedRecording(t *testing.T) {
 		count                  int
 		created, updated       int64
 	}
-	// From the recording (real-clients.md §3): titles are the mock's
+	// From the recording: titles are the mock's
 	// "done (turn 2)" reply to OpenCode's title request, except the one
 	// the server API created with a title. `opencode run` quotes its
 	// message: the stored prompt is "\"…\"", as sent to the model.

@@ -245,7 +245,7 @@ func convText(msgs []session.Message) []string {
 	return out
 }
 
-// checkConversation applies seed 002 §7.2's checks to any conversation:
+// checkConversation applies the preview rules to any conversation:
 // roles only user/assistant, no empty or "None" text, times ascending.
 func checkConversation(tb testing.TB, id string, msgs []session.Message) {
 	tb.Helper()

@@ -36,7 +36,7 @@ func noTTY(a procscan.AgentProcess) procscan.AgentProcess {
 	return a
 }
 
-// Liveness (seed 002 §2.2 and §6): -s/--session, then a whole
+// Liveness: -s/--session, then a whole
 // PADDOCK_SESSION_ID, then -c (the newest unheld session of the
 // directory), then one session each created since the TUI started; never
 // "the newest session of the directory"; run and serve are not TUIs; and

@@ -16,8 +16,8 @@ import (
 	"paddock/internal/history/historytest"
 )
 
-// Every public method leaves the data directory exactly as it was (seed
-// 002 §4: scanning is read-only): no file changed, none created, for each
+// Every public method leaves the data directory exactly as it was (scanning
+// is read-only): no file changed, none created, for each
 // way a database is read.
 func TestReadOnly(t *testing.T) {
 	isShm := func(p string) bool { return strings.HasSuffix(p, "-shm") }
@@ -84,7 +84,7 @@ func TestReadOnly(t *testing.T) {
 }
 
 // The connection string asks for a read-only connection that still reads
-// the WAL: mode=ro, never immutable (seed 002 §4, §6).
+// the WAL: mode=ro, never immutable.
 func TestReadOnlyDSN(t *testing.T) {
 	dsn := roDSN("/data/my dir?x/opencode.db")
 	if !strings.Contains(dsn, "mode=ro") || strings.Contains(dsn, "immutable") || !strings.Contains(dsn, "query_only(1)") ||

@@ -17,7 +17,7 @@ import (
 )
 
 // Subagent sessions (parent_id set by the task tool) and archived
-// sessions are not listed, found or kept (seed 002 §6).
+// sessions are not listed, found or kept.
 func TestSubagentAndArchivedSessionsHidden(t *testing.T) {
 	cwd, dbDir := t.TempDir(), t.TempDir()
 	w := newDB(t, dbDir)
@@ -48,7 +48,7 @@ func TestSubagentAndArchivedSessionsHidden(t *testing.T) {
 // Only what a person typed and what the assistant wrote to be read: text
 // parts merged per message; synthetic (expanded @files, injected notes) and
 // ignored parts, reasoning, tools, files, steps, patches, compaction
-// requests and compaction summaries dropped (seed 002 §6).
+// requests and compaction summaries dropped.
 func TestConversationRules(t *testing.T) {
 	cwd, dbDir := t.TempDir(), t.TempDir()
 	w := newDB(t, dbDir)
@@ -106,7 +106,7 @@ func TestConversationRules(t *testing.T) {
 // Listing reads more rows than it lists and filters them, so noise newer
 // than the real sessions (sessions without a prompt, in throw-away
 // oc-manager-* directories, or in directories that are gone) cannot push
-// real ones out of the window (seed 002 §6).
+// real ones out of the window.
 func TestNoiseDoesNotCrowdOutRealSessions(t *testing.T) {
 	cwd, dbDir := t.TempDir(), t.TempDir()
 	gone := filepath.Join(t.TempDir(), "deleted-project")
@@ -217,7 +217,7 @@ func TestTitles(t *testing.T) {
 
 // JSON null where a value is expected, malformed JSON rows, invalid UTF-8
 // and a missing model degrade per row: never a crash, never "None" or
-// "null" shown, never a failed list (seed 002 §6).
+// "null" shown, never a failed list.
 func TestBadRows(t *testing.T) {
 	cwd, dbDir := t.TempDir(), t.TempDir()
 	w := newDB(t, dbDir)

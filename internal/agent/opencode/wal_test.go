@@ -107,7 +107,7 @@ func TestConcurrentWriter(t *testing.T) {
 }
 
 // A database that exists but cannot be read is an error, never an empty
-// list (seed 002 §6), so the catalog keeps the previous result; once it is
+// list, so the catalog keeps the previous result; once it is
 // readable again the next Scan reads it.
 func TestUnreadableDatabaseIsAnError(t *testing.T) {
 	dir := t.TempDir()

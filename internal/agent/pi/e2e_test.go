@@ -23,7 +23,7 @@ import (
 //
 //   - a plain `pi`, typed into a terminal: listed with its prompt and
 //     reply, but never live — Pi hides its arguments, holds no file open,
-//     and its cwd is shared with the other session (seed 002 §2.2: no
+//     and its cwd is shared with the other session (no
 //     guessing). paddock's Pi extension binds such a session elsewhere.
 //   - a `pi --session FILE` started the way paddock can host it, with
 //     PADDOCK_SESSION_ID=FILE in its environment: listed as live with that

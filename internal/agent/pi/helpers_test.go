@@ -229,7 +229,7 @@ func userTexts(msgs []session.Message) []string {
 	return out
 }
 
-// checkConversation applies seed 002's rules to any conversation: only
+// checkConversation applies the preview rules to any conversation: only
 // user and assistant roles, no blank text, no "None", times ascending.
 func checkConversation(t *testing.T, msgs []session.Message) {
 	t.Helper()

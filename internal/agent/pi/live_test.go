@@ -9,8 +9,8 @@ import (
 	"paddock/internal/procscan"
 )
 
-// hiddenPi is a Pi process as /proc shows it (seed 002 §2.2, the
-// recordings' liveness-*.txt): comm "pi", the arguments overwritten, no
+// hiddenPi is a Pi process as /proc shows it (as the
+// recordings' liveness-*.txt show): comm "pi", the arguments overwritten, no
 // file held open, a terminal.
 func hiddenPi(pid int, cwd string) procscan.AgentProcess {
 	return procscan.AgentProcess{PID: pid, PPID: 1, Runtime: "pi", Argv: []string{"pi"}, ArgsHidden: true,

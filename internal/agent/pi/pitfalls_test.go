@@ -14,13 +14,12 @@ import (
 	"paddock/internal/session"
 )
 
-// The pitfalls seed 002 §6 names for Pi, one test each, on synthetic files
+// The pitfalls known for Pi, one test each, on synthetic files
 // in Pi 0.73.1's format (helpers_test.go).
 
 const proj = "/home/u/proj"
 
-// Seed 002 §6 (test_isolation_dir_sessions_do_not_starve_heap_history):
-// legacy isolation folders (corral-<ident>/, pickup-<ident>/) hold the
+// Regression (test_isolation_dir_sessions_do_not_starve_heap_history): // legacy isolation folders (corral-<ident>/, pickup-<ident>/) hold the
 // newest files; one limit over the whole tree would push every per-cwd
 // session out. Each side gets its own quota.
 func TestIsolationFoldersDoNotStarveHistory(t *testing.T) {
@@ -59,7 +58,7 @@ func TestIsolationFoldersDoNotStarveHistory(t *testing.T) {
 	}
 }
 
-// Seed 002 §6 (test_keep_ids_survive_scan_limit): pinned ids come back
+// Regression (test_keep_ids_survive_scan_limit): pinned ids come back
 // however old, on either side, and do not use up a quota. keep matches
 // header ids, also when the file name does not carry the id.
 func TestKeepIDsSurviveLimit(t *testing.T) {
@@ -95,7 +94,7 @@ func TestKeepIDsSurviveLimit(t *testing.T) {
 	}
 }
 
-// Seed 002 §6 (test_v1_session_without_parent_ids_still_lists_and_
+// Regression (test_v1_session_without_parent_ids_still_lists_and_
 // previews): a v1 file has no version, no id and no parentId; Pi only
 // migrates it when it opens it, and paddock never writes. It must list
 // and preview in file order, not come out empty.
@@ -145,7 +144,7 @@ func TestV1SessionWithoutParentIDs(t *testing.T) {
 	}
 }
 
-// Seed 002 §4: a v2/v3 file is a tree; the conversation is the current
+// A v2/v3 file is a tree; the conversation is the current
 // leaf's parentId chain, never an abandoned branch, even one written later
 // in the file than the branch point.
 func TestBranchShowsOnlyTheCurrentLeaf(t *testing.T) {
@@ -209,7 +208,7 @@ func TestBranchShowsOnlyTheCurrentLeaf(t *testing.T) {
 	}
 }
 
-// Seed 002 §2.2: the identity is the header id, not the file name (and
+// The identity is the header id, not the file name (and
 // not an 8-character placeholder ident that happens to prefix it). One id
 // in two files is one session: the newest file.
 func TestIdentityIsTheHeaderID(t *testing.T) {
@@ -258,7 +257,7 @@ func TestIdentityIsTheHeaderID(t *testing.T) {
 	}
 }
 
-// Seed 002 §6: only files that start with a session header are sessions.
+// Only files that start with a session header are sessions.
 // Anything else under sessions/ (a print-mode JSON dump, an empty file, a
 // header without a usable id) is never listed and never found.
 func TestFirstLineMustBeTheHeader(t *testing.T) {
@@ -293,7 +292,7 @@ func TestFirstLineMustBeTheHeader(t *testing.T) {
 	}
 }
 
-// Seed 002 §6: a present key may hold null (or the wrong type). Such
+// A present key may hold null (or the wrong type). Such
 // fields read as absent: nothing crashes and nothing shows "None" or
 // "null".
 func TestNullFields(t *testing.T) {
@@ -331,7 +330,7 @@ func TestNullFields(t *testing.T) {
 	}
 }
 
-// Seed 002 §2.1: the title is the last session_info name, wherever it is
+// The title is the last session_info name, wherever it is
 // in the file (here far before the tail that listing parses whole), else
 // the first user message. An empty name does not clear a name (Pi's
 // getSessionName skips it).
@@ -372,7 +371,7 @@ func TestTitleFromLastSessionInfo(t *testing.T) {
 	}
 }
 
-// Seed 002 §6: sessions in an ephemeral oc-manager-* directory are never
+// Sessions in an ephemeral oc-manager-* directory are never
 // listed, nor are sessions whose cwd is gone (they cannot be resumed);
 // the existence check runs once per cwd per scan.
 func TestEphemeralAndMissingCwd(t *testing.T) {
@@ -418,7 +417,7 @@ func TestEphemeralAndMissingCwd(t *testing.T) {
 	}
 }
 
-// Seed 002 §2.4: a file touched long after its last real event (a sync
+// A file touched long after its last real event (a sync
 // tool, a copy, Pi migrating an old file) is dated by the event.
 func TestEffectiveTime(t *testing.T) {
 	agent := t.TempDir()
@@ -453,7 +452,7 @@ func TestEffectiveTime(t *testing.T) {
 }
 
 // Only real human input is a user message and only readable answer text
-// an assistant one (seed 002 §6): no thinking, tool calls or results, user
+// an assistant one: no thinking, tool calls or results, user
 // shell commands, extension messages, compaction or branch summaries.
 func TestOnlyHumanInputAndAnswers(t *testing.T) {
 	agent := t.TempDir()

@@ -13,7 +13,7 @@ import (
 
 // Every public method but Delete, on every recording and fixture — including the v1
 // files Pi itself would migrate in place — leaves the agent dir exactly as
-// it was (seed 002 §1, §4: scanning and previews are read-only).
+// it was (scanning and previews are read-only).
 func TestReadOnly(t *testing.T) {
 	agent := t.TempDir()
 	for _, dir := range piRecordings(t) {

@@ -13,7 +13,7 @@ import (
 	"paddock/internal/session"
 )
 
-// Seed 002 §2.5: a rescan with no changed file and no changed Pi process
+// A rescan with no changed file and no changed Pi process
 // returns the last result without reading any file; a changed file is
 // re-read (only that one), and so is the answer when a process comes or
 // goes. Parses are counted, not timed.

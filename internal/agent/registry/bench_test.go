@@ -357,7 +357,7 @@ func sameMessages(a, b []session.Message) bool {
 // The corpus builder and the grown sessions are what the benchmarks
 // measure: a small corpus must list each runtime's newest sessions, and a
 // few copies of each recording must read as that many conversations, in
-// order, with the seed's roles only.
+// order, with the preview roles only.
 func TestBenchCorpus(t *testing.T) {
 	home := t.TempDir()
 	const perRuntime, limit = 60, 20

@@ -115,7 +115,7 @@ func readJSONFile(t *testing.T, path string) map[string]any {
 
 func hasEnv(a *Agent, kv string) bool { return slices.Contains(a.Env, kv) }
 
-// TestConfigs checks each recipe from real-clients.md lands where the CLI
+// TestConfigs checks each recipe from verified on the real CLI lands where the CLI
 // reads it, pointing at the model URL, with nothing from the host leaking.
 func TestConfigs(t *testing.T) {
 	const url = "http://127.0.0.1:4242"

@@ -52,7 +52,7 @@ func TestKimiQuestion(t *testing.T) {
 	}
 	t.Logf("mock called %s with %s", call.Tool, call.Input)
 
-	// Kimi's question UI (real-clients.md, kimi-question.txt): the header
+	// Kimi's question UI (verified on the real CLI, kimi-question.txt): the header
 	// as a tab, "? <question>", numbered options with their descriptions.
 	opts := mockmodel.AskOptions()
 	ui := regexp.MustCompile(`(?s)` + regexp.QuoteMeta(mockmodel.AskHeader) + `.*\? ` +
