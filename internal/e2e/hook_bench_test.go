@@ -137,8 +137,8 @@ func hookBenchBinary(b *testing.B) string {
 	}
 	bin := filepath.Join(b.TempDir(), "paddock")
 	_, file, _, _ := runtime.Caller(0)
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
-	cmd.Dir = filepath.Dir(file)
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/paddock")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("building paddock: %v\n%s", err, out)
 	}
