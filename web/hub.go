@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"paddock/internal/board"
 	"paddock/internal/session"
 	"paddock/views"
@@ -44,6 +46,7 @@ func (h *hub) run(ctx context.Context) error {
 	}
 	defer func() {
 		for c := range clients {
+			c.bye = websocket.CloseServiceRestart
 			drop(c)
 		}
 	}()

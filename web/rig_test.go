@@ -40,8 +40,10 @@ type rig struct {
 	board     *board.Board
 	certs     *certs.Manager
 	claudeDir string
-	now       time.Time
-	clock     func() time.Time
+	// stopServer stops the web server's hub alone, as a shutdown does.
+	stopServer context.CancelFunc
+	now        time.Time
+	clock      func() time.Time
 }
 
 const (
@@ -101,7 +103,9 @@ func newRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go r.srv.Run(ctx)
+	srvCtx, stop := context.WithCancel(ctx)
+	r.stopServer = stop
+	go r.srv.Run(srvCtx)
 	return r
 }
 

@@ -41,6 +41,12 @@ type client struct {
 	// viewers) last sent: an unchanged one is not sent again, so the page
 	// does not swap its buttons under a finger for nothing.
 	last []byte
+	// bye is the close code sent when the hub lets the client go. Both
+	// codes used ask the browser to come back (its websocket extension
+	// retries only 1006 and 1011–1013): 1013 for a client dropped as too
+	// slow, 1012 when paddock stops, since a stop is nearly always a
+	// restart and the phone must find the new server on its own.
+	bye int
 }
 
 // offer queues a frame without blocking; false means the client is too slow.
@@ -73,7 +79,7 @@ func (s *Server) websocket(c *echo.Context) error {
 		s.log.Warn("refused cross-origin websocket", "ip", c.RealIP())
 		return errBadOrigin
 	}
-	cl := &client{send: make(chan []byte, wsSendBuffer), view: r.URL.Query().Get("view")}
+	cl := &client{send: make(chan []byte, wsSendBuffer), view: r.URL.Query().Get("view"), bye: websocket.CloseTryAgainLater}
 	switch cl.view {
 	case viewBoard:
 	case viewSession:
@@ -147,7 +153,7 @@ func (c *client) writePump() {
 		case b, ok := <-c.send:
 			_ = c.conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
 			if !ok {
-				_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, ""))
+				_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(c.bye, ""))
 				return
 			}
 			if err := c.conn.WriteMessage(websocket.TextMessage, b); err != nil {

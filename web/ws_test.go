@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,5 +106,33 @@ func TestWebsocketPushesBoardAndConversation(t *testing.T) {
 	got := readUntil(t, sess, "third prompt from the phone test")
 	if !strings.Contains(got, `hx-swap-oob="beforeend"`) || strings.Contains(got, "second answer") {
 		t.Fatalf("append fragment %q", got)
+	}
+}
+
+// A stopping paddock closes every websocket with 1012 (service restart):
+// the browser's websocket extension retries that code, while the 1001 of
+// an ordinary "going away" would leave the phone stale for good.
+func TestWebsocketStopAsksTheBrowserToComeBack(t *testing.T) {
+	r := newRig(t)
+	ts := r.tlsServer()
+	tok := r.pair()
+	c, _, err := dialWS(t, ts, "/ws?view=board", ts.URL, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	readUntil(t, c, `id="board"`)
+	r.stopServer()
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		_, _, err := c.ReadMessage()
+		if err == nil {
+			continue
+		}
+		var ce *websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != websocket.CloseServiceRestart {
+			t.Fatalf("closed with %v, want close code %d", err, websocket.CloseServiceRestart)
+		}
+		return
 	}
 }
