@@ -1,5 +1,6 @@
 // paddock's only hand-written script: theme choice, relative times, the
-// websocket "reconnecting…" banner and keeping the newest message in view.
+// websocket's reconnecting and stale state, and keeping the newest
+// message in view.
 // Everything else is server-rendered HTML driven by htmx.
 (function () {
   "use strict";
@@ -8,8 +9,12 @@
   try { stored = localStorage.getItem("paddock-theme"); } catch (e) { /* private mode */ }
   if (stored === "light" || stored === "dark") { root.setAttribute("data-theme", stored); }
 
+  // Without a stored choice the page follows the system setting (CSS);
+  // the toggle flips what is shown now and remembers that choice.
   function toggleTheme() {
-    var next = root.getAttribute("data-theme") === "light" ? "dark" : "light";
+    var now = root.getAttribute("data-theme") ||
+      (window.matchMedia && matchMedia("(prefers-color-scheme: light)").matches ? "light" : "dark");
+    var next = now === "light" ? "dark" : "light";
     root.setAttribute("data-theme", next);
     try { localStorage.setItem("paddock-theme", next); } catch (e) { /* ignore */ }
   }
@@ -41,9 +46,46 @@
   }
   function toBottom() { window.scrollTo(0, document.body.scrollHeight); }
 
-  function banner(show) {
+  // While the websocket is down the page is stale: what it shows may have
+  // been answered elsewhere, so its buttons are switched off (and
+  // switched back on by the snapshot of the next connection) and a
+  // request that still gets through is refused here with a reason,
+  // never queued for later.
+  var stale = false;
+  function banner(show, text) {
     var b = document.getElementById("reconnecting");
-    if (b) { b.hidden = !show; }
+    if (b) {
+      b.hidden = !show;
+      b.textContent = text || "reconnecting… (the page is stale; actions are off until it is live)";
+    }
+  }
+  function setStale(on) {
+    stale = on;
+    if (on) { root.setAttribute("data-stale", ""); } else { root.removeAttribute("data-stale"); }
+    var els = document.querySelectorAll(on ? "main button:not([disabled]), main input[type=submit]:not([disabled])" : "[data-stale-off]");
+    for (var i = 0; i < els.length; i++) {
+      els[i].disabled = on;
+      if (on) { els[i].setAttribute("data-stale-off", ""); } else { els[i].removeAttribute("data-stale-off"); }
+    }
+    banner(on);
+  }
+
+  // Reconnecting: the websocket extension retries only some close codes
+  // (1006, 1011–1013) and backs off up to a minute. A phone coming back
+  // from sleep or a restarted paddock should be live again within
+  // seconds, so the delay is capped at 5 s, and the codes the extension
+  // gives up on (a proxy's 1000/1001, an older paddock) are retried here.
+  // 1008 means this device was signed out: the page reloads to pairing.
+  var retried = [1006, 1011, 1012, 1013];
+  var tries = 0;
+  function backoff(n) { return Math.min(250 * Math.pow(2, n), 5000) * (0.5 + Math.random() / 2); }
+  function onClose(ev) {
+    setStale(true);
+    var d = ev.detail || {};
+    var code = d.event && d.event.code;
+    if (code === 1008) { setTimeout(function () { location.reload(); }, 500); return; }
+    if (retried.indexOf(code) >= 0 || !d.socketWrapper) { return; }
+    setTimeout(function () { d.socketWrapper.reconnect(); }, backoff(tries++));
   }
 
   // The board's filters: they hide the cards that do not match (the
@@ -92,25 +134,62 @@
   }
 
   var stick = true;
+  var pinned = null; // the id of the element the page opened on
+  function keepPinned() {
+    var el = pinned && document.getElementById(pinned);
+    if (el) { el.scrollIntoView({ block: "start" }); }
+  }
   document.addEventListener("DOMContentLoaded", function () {
+    // htmx is deferred: it exists now, before it opens the websocket.
+    if (window.htmx) { htmx.config.wsReconnectDelay = backoff; }
     refreshTimes();
     setInterval(refreshTimes, 30000);
     var t = document.querySelector("[data-theme-toggle]");
     if (t) { t.addEventListener("click", toggleTheme); }
-    if (document.getElementById("messages")) { toBottom(); }
+    // A session page opens where the user is needed: on the element the
+    // address names (a link to one approval), else on the first prompt
+    // still waiting for an answer, else at the newest message.
+    var target = null;
+    try { target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null; } catch (e) { /* bad hash */ }
+    target = target || document.querySelector('#session-head [data-testid="approval"]:not(.resolved)');
+    if (target && target.id) {
+      pinned = target.id;
+      target.scrollIntoView({ block: "start" });
+      stick = false;
+      // Older messages load below the card and the browser's scroll
+      // anchoring would carry the view away with them: the card stays in
+      // view until the user scrolls on their own.
+      ["touchstart", "wheel", "keydown", "mousedown"].forEach(function (n) {
+        window.addEventListener(n, function () { pinned = null; }, { once: true, passive: true });
+      });
+    } else if (document.getElementById("messages")) { toBottom(); }
     initFilters();
   });
   window.addEventListener("scroll", function () { stick = nearBottom(); }, { passive: true });
-  document.addEventListener("htmx:wsOpen", function () { banner(false); });
-  document.addEventListener("htmx:wsClose", function () { banner(true); });
-  document.addEventListener("htmx:wsError", function () { banner(true); });
+  document.addEventListener("htmx:wsOpen", function () { tries = 0; });
+  // The first frame after a (re)connect is the snapshot: only then is the
+  // page live again.
+  document.addEventListener("htmx:wsAfterMessage", function () { if (stale) { setStale(false); } });
+  document.addEventListener("htmx:wsClose", onClose);
+  document.addEventListener("htmx:wsError", function () { setStale(true); });
+  document.addEventListener("htmx:beforeRequest", function (ev) {
+    var verb = ev.detail && ev.detail.requestConfig && ev.detail.requestConfig.verb;
+    if (stale && verb && verb !== "get") {
+      ev.preventDefault();
+      banner(true, "Not sent: paddock is unreachable. Try again once the page is live.");
+    }
+  });
+  document.addEventListener("htmx:sendError", function () {
+    banner(true, "Not sent: paddock could not be reached. Nothing was queued; try again.");
+  });
   document.addEventListener("htmx:oobAfterSwap", function (ev) {
     refreshTimes(ev.detail && ev.detail.target);
     var tgt = ev.detail && ev.detail.target;
     if (tgt && tgt.id === "messages" && stick) { toBottom(); }
     if (tgt && tgt.id === "board") { applyFilters(); }
+    keepPinned();
   });
-  document.addEventListener("htmx:afterSwap", function (ev) { refreshTimes(ev.detail && ev.detail.target); });
+  document.addEventListener("htmx:afterSwap", function (ev) { refreshTimes(ev.detail && ev.detail.target); keepPinned(); });
   // A message that reached the agent leaves the box empty for the next.
   document.addEventListener("htmx:afterRequest", function (ev) {
     var form = ev.detail && ev.detail.elt;

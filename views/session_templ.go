@@ -68,7 +68,7 @@ func SessionPage(p Page, s Session) templ.Component {
 				}
 			}
 			if s.CanDelete {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<section class=\"controls danger-zone\"><button type=\"button\" class=\"danger\" hx-post=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<section class=\"danger-zone\" data-testid=\"danger-zone\"><button type=\"button\" class=\"danger\" hx-post=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -3,8 +3,11 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/device"
@@ -256,7 +260,11 @@ func (p *phone) pollFor(name, js string, within time.Duration) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	shot(p.t, p.ctx, "failed-"+name)
-	p.t.Fatalf("%s: waiting for %s: last error %v", name, js, last)
+	// Whether the page thought itself live says much about why it waited.
+	ectx, done := context.WithTimeout(p.ctx, 2*time.Second)
+	live, _ := chromedp.Run(ectx, chromedp.Evaluate[string](`(document.documentElement.hasAttribute("data-stale") ? "stale" : "live") + ", banner: " + (document.getElementById("reconnecting")?.hidden ? "hidden" : document.getElementById("reconnecting")?.textContent)`))
+	done()
+	p.t.Fatalf("%s: waiting for %s: last error %v (page %s)", name, js, last, live)
 }
 
 // pair opens the pairing link and taps Pair.
@@ -379,6 +387,7 @@ func TestBrowserHostedSession(t *testing.T) {
 		chromedp.SetValue(`input[name="name"]`, "phone-named"),
 	)
 	shot(t, ph.ctx, "hosted-new")
+	ph.checkPhone("new-filled")
 	ph.step("start", chromedp.Click(`[data-testid="start"]`))
 	ph.pollFor("session page", `location.pathname.startsWith("/s/claude/") && !!document.querySelector('[data-testid="controls"]')`, 90*time.Second)
 	ph.poll("first reply", `[...document.querySelectorAll('[data-testid="message"]')].some(m => m.textContent.includes(`+strconv.Quote(mockmodel.PlainReply(1))+`))`)
@@ -398,6 +407,7 @@ func TestBrowserHostedSession(t *testing.T) {
 	ph.step("press Esc", chromedp.Click(`[data-testid="keybar"] button[data-key="Escape"]`))
 	ph.poll("key sent", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Sent Escape")`)
 	shot(t, ph.ctx, "hosted-terminal")
+	ph.checkPhone("hosted")
 
 	// Restart: the same page comes back, connecting then idle.
 	// (The old page's result area is marked: the restart's answer
@@ -412,7 +422,11 @@ func TestBrowserHostedSession(t *testing.T) {
 	ph.poll("asleep state", `document.querySelector('[data-testid="state"]')?.textContent.trim() === "asleep"`)
 	shot(t, ph.ctx, "hosted-asleep")
 	ph.step("open it again", chromedp.Reload())
-	ph.pollFor("woken", `!!document.querySelector('[data-testid="controls"]') && document.querySelector('[data-testid="state"]')?.textContent.trim() === "idle"`, 60*time.Second)
+	// Woken means the page the wake-up navigated to: the asleep page's
+	// "Waking…" button and its request are gone (a tap on the page before
+	// would be lost in the swap).
+	ph.pollFor("woken", `!!document.querySelector('[data-testid="controls"]') && document.querySelector('[data-testid="state"]')?.textContent.trim() === "idle" &&
+		!document.querySelector('[data-testid="resume"]') && !document.querySelector('.htmx-request')`, 60*time.Second)
 
 	ph.step("kill", chromedp.Click(`[data-testid="kill"]`))
 	ph.poll("killed", `document.querySelector('[data-testid="result-ok"]')?.textContent.includes("Killed")`)
@@ -552,4 +566,287 @@ func TestBrowserApprove(t *testing.T) {
 	ph.poll("denied", `[...document.querySelectorAll('[data-testid="approval-resolved"]')].some(e => e.textContent.includes("Denied"))`)
 	shot(t, ph.ctx, "denied")
 	term.Expect(ctx, regexp.MustCompile(`not from the phone`))
+}
+
+// After a normal stop and start of paddock (SIGINT, as a restart does) the
+// phone reconnects on its own: the banner says the page is stale and its
+// buttons are off while paddock is away, a request made then is refused
+// with a reason, and the snapshot of the new connection brings the board
+// up to date and the controls back.
+func TestBrowserReconnectsAfterRestart(t *testing.T) {
+	chrome := chromiumPath(t)
+	home := fixtureHome(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	srv := servetest.Start(t, home, "--addr", addr)
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	ph.poll("live", `document.getElementById("reconnecting").hidden === true && document.querySelectorAll('[data-testid="card"]').length === 3`)
+	ph.poll("controls on", `document.querySelectorAll('main button').length > 0 && [...document.querySelectorAll('main button')].every(b => !b.disabled)`)
+
+	srv.Stop(t)
+	ph.poll("stale", `document.getElementById("reconnecting").hidden === false && document.documentElement.hasAttribute("data-stale") &&
+		[...document.querySelectorAll('main button')].every(b => b.disabled)`)
+	shot(t, ph.ctx, "reconnect-stale")
+	ph.step("a request while stale", chromedp.Evaluate[chromedp.Void](`htmx.ajax("POST", "/api/v1/sessions", {swap: "none"})`))
+	ph.poll("refused", `document.getElementById("reconnecting").textContent.startsWith("Not sent")`)
+
+	// A session started while paddock was down is on the board after.
+	writeTranscript(t, filepath.Join(home, ".claude", "projects", "-tmp-fakehome1-proj"), "5b2a4e6c-0000-4000-8000-0000restart", "a session from while paddock was down")
+	servetest.StartAt(t, home, srv.DataDir, nil, "--addr", addr)
+	ph.pollFor("live again", `document.getElementById("reconnecting").hidden === true && !document.documentElement.hasAttribute("data-stale") &&
+		[...document.querySelectorAll('[data-testid="card"] .title')].some(e => e.textContent.includes("while paddock was down")) &&
+		[...document.querySelectorAll('main button')].every(b => !b.disabled)`, 30*time.Second)
+	shot(t, ph.ctx, "reconnect-live")
+}
+
+// A question's choices stay legible at every phone width: the radio and
+// check boxes keep their native size (not the text inputs' full width),
+// each label reads on its own line beside its box, the page never scrolls
+// sideways, and the answer chosen there reaches the agent.
+func TestBrowserQuestionAtPhoneWidths(t *testing.T) {
+	chrome := chromiumPath(t)
+	home := fixtureHome(t)
+	srv := servetest.Start(t, home)
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	const id = "1e6fec4f-a6cb-42e2-ad9e-c92c9d1309d2"
+	held := startRelayHook(t, srv, "PermissionRequest", `{"session_id":"`+id+`","hook_event_name":"PermissionRequest","cwd":"/tmp/fakehome1/proj","tool_name":"AskUserQuestion",
+		"tool_input":{"questions":[{"question":"Which colour should the build badge be?","header":"Colour","multiSelect":false,
+		"options":[{"label":"Red","description":"warm and loud"},{"label":"Blue","description":"calm"}]},
+		{"question":"Which checks run before a merge?","header":"Checks","multiSelect":true,"options":[{"label":"Lint"},{"label":"Tests"}]}]}}`)
+	q := `[data-testid="needs-you"] [data-testid="question-form"]`
+	ph.poll("question card", `!!document.querySelector('`+q+`')`)
+	for _, w := range []int64{320, 390, 412} {
+		ph.step(fmt.Sprintf("viewport %d", w), chromedp.EmulateViewport(w, 800, chromedp.EmulateMobile, chromedp.EmulateScale(3)))
+		bad, err := chromedp.Run(ph.ctx, chromedp.Evaluate[[]string](`(() => {
+			const bad = [];
+			if (document.documentElement.scrollWidth > window.innerWidth) bad.push("page scrolls sideways: " + document.documentElement.scrollWidth);
+			for (const l of document.querySelectorAll('`+q+` label.choice')) {
+				const box = l.querySelector('input').getBoundingClientRect(), text = l.querySelector('span');
+				const tr = text.getBoundingClientRect(), lr = l.getBoundingClientRect();
+				if (box.width > 32 || box.height > 32) bad.push(text.textContent + ": box " + box.width + "x" + box.height);
+				if (tr.height > 2 * parseFloat(getComputedStyle(text).lineHeight || "20") || tr.width < 0.5 * lr.width) bad.push(text.textContent + ": label squeezed to " + tr.width + "x" + tr.height);
+				if (lr.height < 44) bad.push(text.textContent + ": tap target " + lr.height + " px tall");
+			}
+			return bad;
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bad) > 0 {
+			shot(t, ph.ctx, fmt.Sprintf("question-%d", w))
+			t.Fatalf("at %d px: %q", w, bad)
+		}
+		shot(t, ph.ctx, fmt.Sprintf("question-%d", w))
+	}
+	ph.step("choose", chromedp.Click(q+` label.choice:nth-of-type(1)`), chromedp.Click(`[data-testid="needs-you"] fieldset.question:nth-of-type(2) label.choice:nth-of-type(2)`),
+		chromedp.Click(q+` [data-testid="answer"]`))
+	out := held()
+	var got struct {
+		HookSpecificOutput struct {
+			Decision struct {
+				UpdatedInput struct {
+					Answers map[string]string `json:"answers"`
+				} `json:"updatedInput"`
+			} `json:"decision"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("the hook printed %q: %v", out, err)
+	}
+	want := map[string]string{"Which colour should the build badge be?": "Red", "Which checks run before a merge?": "Tests"}
+	if a := got.HookSpecificOutput.Decision.UpdatedInput.Answers; !maps.Equal(a, want) {
+		t.Fatalf("the agent was answered %q, want %q", a, want)
+	}
+}
+
+// A long session that needs you opens on its approval card, not at the
+// newest message below it; an ended one keeps Resume in its sticky bar,
+// with deleting out of the thumb's way at the page's end.
+func TestBrowserSessionOpensWhereNeeded(t *testing.T) {
+	chrome := chromiumPath(t)
+	home := fixtureHome(t)
+	const id, ended = "5b2a4e6c-0000-4000-8000-00000000long", "5b2a4e6c-0000-4000-8000-0000000ended"
+	dir := filepath.Join(home, ".claude", "projects", "-tmp-fakehome1-proj")
+	writeLongTranscript(t, dir, id, 60)
+	writeLongTranscript(t, dir, ended, 60)
+	srv := servetest.Start(t, home)
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	held := startRelayHook(t, srv, "PermissionRequest", `{"session_id":"`+id+`","hook_event_name":"PermissionRequest","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"make long-build"}}`)
+	ph.poll("needs you", `!!document.querySelector('[data-testid="needs-you"] [data-testid="approval"]')`)
+	ph.step("open the session", chromedp.Navigate(strings.SplitN(srv.PairLink, "/pair", 2)[0]+"/s/claude/"+id))
+	ph.poll("opens on the card", `(() => {
+		const c = document.querySelector('#session-head [data-testid="approval"]:not(.resolved)');
+		if (!c || document.querySelectorAll('[data-testid="message"]').length < 50) return false;
+		const r = c.getBoundingClientRect();
+		return r.top >= 0 && r.top < window.innerHeight / 2 && document.body.scrollHeight > 3 * window.innerHeight;
+	})()`)
+	shot(t, ph.ctx, "session-opens-on-card")
+	ph.step("deny", chromedp.Click(`#session-head [data-testid="deny"]`))
+	held()
+
+	// An ended session: its sticky bar is Resume.
+	ph.step("open an ended session", chromedp.Navigate(strings.SplitN(srv.PairLink, "/pair", 2)[0]+"/s/claude/"+ended))
+	ph.poll("resume in the bar", `(() => {
+		window.scrollTo(0, document.body.scrollHeight / 2);
+		const el = document.elementFromPoint(window.innerWidth / 2, window.innerHeight - 30);
+		return !!el && !!el.closest('[data-testid="resume-controls"]') && !!document.querySelector('[data-testid="delete"]');
+	})()`)
+	shot(t, ph.ctx, "session-ended-resume")
+}
+
+// writeLongTranscript writes a Claude Code transcript of n alternating
+// prompts and answers, long enough to scroll on a phone.
+func writeLongTranscript(t *testing.T, dir, id string, n int) {
+	t.Helper()
+	var b strings.Builder
+	at := time.Now().Add(-time.Hour).UTC()
+	parent := "null"
+	for i := range n {
+		role, content := "user", strconv.Quote(fmt.Sprintf("question %d about the long build", i))
+		if i%2 == 1 {
+			role, content = "assistant", fmt.Sprintf(`[{"type":"text","text":"answer %d: the build is long, and so is this reply, line after line."}]`, i)
+		}
+		uuid := fmt.Sprintf("22222222-0000-4000-8000-%012d", i)
+		fmt.Fprintf(&b, `{"type":%q,"uuid":%q,"parentUuid":%s,"sessionId":%q,"cwd":"/tmp/fakehome1/proj","timestamp":%q,"message":{"id":"msg_%d","role":%q,"model":"claude-test","content":%s}}`+"\n",
+			role, uuid, parent, id, at.Add(time.Duration(i)*time.Second).Format(time.RFC3339Nano), i, role, content)
+		parent = strconv.Quote(uuid)
+	}
+	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// phoneCheck lists what a page does wrong on a phone: sideways scroll, and
+// any visible control smaller than a 44 × 44 px tap target (a radio or
+// check box counts as its label, which is what a finger taps; links inside
+// rendered message text are prose, not controls).
+const phoneCheck = `(() => {
+	const bad = [];
+	if (document.documentElement.scrollWidth > window.innerWidth + 1) bad.push("scrolls sideways: " + document.documentElement.scrollWidth + " > " + window.innerWidth);
+	for (const el of document.querySelectorAll('a[href], button, select, textarea, summary, input:not([type=hidden])')) {
+		if (el.closest('.msg .md, [hidden]') || el.offsetParent === null) continue;
+		const t = (el.matches('input[type=radio], input[type=checkbox]') && el.closest('label')) || el;
+		const r = t.getBoundingClientRect();
+		if (r.width < 44 - 0.5 || r.height < 44 - 0.5) bad.push((el.getAttribute('data-testid') || el.tagName.toLowerCase()) + " '" + (el.textContent || el.name || "").trim().slice(0, 30) + "' " + Math.round(r.width) + "x" + Math.round(r.height));
+	}
+	return bad;
+})()`
+
+// checkPhone runs phoneCheck at the narrowest phones and an ordinary one.
+func (p *phone) checkPhone(name string) {
+	p.t.Helper()
+	for _, w := range []int64{320, 390, 412} {
+		p.step(fmt.Sprintf("%s at %d px", name, w), chromedp.EmulateViewport(w, 800, chromedp.EmulateMobile, chromedp.EmulateScale(3)))
+		bad, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]string](phoneCheck))
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		if len(bad) > 0 {
+			shot(p.t, p.ctx, fmt.Sprintf("failed-%s-%d", name, w))
+			p.t.Errorf("%s at %d px: %q", name, w, bad)
+		}
+	}
+	p.step(name+" back to the phone", chromedp.Emulate(device.IPhone13))
+}
+
+// Every page fits a 320 px phone without sideways scroll, and every
+// control on it is a full tap target.
+func TestBrowserEveryPageFitsAPhone(t *testing.T) {
+	chrome := chromiumPath(t)
+	home := fixtureHome(t)
+	const long = "5b2a4e6c-0000-4000-8000-00000000long"
+	writeLongTranscript(t, filepath.Join(home, ".claude", "projects", "-tmp-fakehome1-proj"), long, 40)
+	srv := servetest.Start(t, home)
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
+	ph := newPhone(t, chrome)
+	ph.step("pairing page", chromedp.Navigate(srv.PairLink))
+	ph.poll("pairing page", `!!document.querySelector('[data-testid="pair-submit"]')`)
+	ph.checkPhone("pair")
+	ph.step("CA page", chromedp.Navigate(base+"/ca"))
+	ph.poll("CA page", `document.readyState === "complete"`)
+	ph.checkPhone("ca")
+	ph.pair(srv.PairLink)
+	held := startRelayHook(t, srv, "PermissionRequest", `{"session_id":"`+long+`","hook_event_name":"PermissionRequest","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"make a-very-long-command --with-flags --and-more-flags /tmp/fakehome1/proj/build/output/directory"}}`)
+	ph.poll("needs you", `!!document.querySelector('[data-testid="needs-you"] [data-testid="approval"]')`)
+	ph.checkPhone("board")
+	ph.step("session", chromedp.Navigate(base+"/s/claude/"+long))
+	ph.poll("session", `!!document.querySelector('#session-head [data-testid="approval"]')`)
+	ph.checkPhone("session")
+	ph.step("deny", chromedp.Click(`#session-head [data-testid="deny"]`))
+	held()
+	ph.step("ended session", chromedp.Navigate(base+"/s/claude/1e6fec4f-a6cb-42e2-ad9e-c92c9d1309d2"))
+	ph.poll("ended session", `!!document.querySelector('[data-testid="message"]')`)
+	ph.checkPhone("ended-session")
+	ph.step("new session", chromedp.Navigate(base+"/new"))
+	ph.poll("new session", `!!document.querySelector('[data-testid="new-session"]')`)
+	ph.checkPhone("new")
+	ph.step("audit", chromedp.Navigate(base+"/audit"))
+	ph.poll("audit", `document.readyState === "complete"`)
+	ph.checkPhone("audit")
+}
+
+// The theme follows the phone's light or dark setting until the user
+// picks one, and each live state has a colour of its own.
+func TestBrowserThemeAndStateColours(t *testing.T) {
+	chrome := chromiumPath(t)
+	srv := servetest.Start(t, fixtureHome(t))
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	bg := func() string {
+		c, err := chromedp.Run(ph.ctx, chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	scheme := func(s string) {
+		if _, err := chromedp.Call(ph.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: s}}}); err != nil {
+			t.Fatalf("prefers %s: %v", s, err)
+		}
+	}
+	scheme("dark")
+	dark := bg()
+	scheme("light")
+	light := bg()
+	if dark == light {
+		t.Fatalf("the page ignores the system theme: %s in both", dark)
+	}
+	// The user's choice wins over the system's, and survives a reload.
+	ph.step("choose dark", chromedp.Click(`[data-theme-toggle]`))
+	ph.step("reload", chromedp.Reload())
+	ph.poll("board", `!!document.getElementById("board")`)
+	if got := bg(); got != dark {
+		t.Fatalf("after choosing dark under a light system: %s, want %s", got, dark)
+	}
+	for _, s := range []string{"light", "dark"} {
+		ph.step("theme "+s, chromedp.Evaluate[chromedp.Void](`document.documentElement.setAttribute("data-theme", "`+s+`")`))
+		colours, err := chromedp.Run(ph.ctx, chromedp.Evaluate[map[string]string](`(() => {
+			const out = {};
+			for (const st of ["working", "waiting", "approval", "input", "connecting", "ended"]) {
+				const e = document.createElement("span");
+				e.className = "state " + st;
+				document.body.append(e);
+				out[st] = getComputedStyle(e).color;
+				e.remove();
+			}
+			return out;
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]string{}
+		for st, c := range colours {
+			if other, dup := seen[c]; dup {
+				t.Errorf("%s theme: %s and %s share the colour %s", s, st, other, c)
+			}
+			seen[c] = st
+		}
+	}
 }
