@@ -264,6 +264,7 @@ func (s *Server) relaunch(c *echo.Context, how string) (hosted.Created, error) {
 	if err != nil {
 		return out, err
 	}
-	s.log.Info("session "+how+"ed", "session", r.Key.String(), "terminal", out.TerminalID, "fresh", out.Fresh)
+	done := map[string]string{"reconnect": "session reconnected", "resume": "session resumed"}[how]
+	s.log.Info(done, "session", r.Key.String(), "terminal", out.TerminalID, "fresh", out.Fresh)
 	return out, nil
 }

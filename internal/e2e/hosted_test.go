@@ -395,6 +395,18 @@ func TestHostedOtherAgents(t *testing.T) {
 				s, ok := api.liveSession(string(cli))
 				return ok && s.State == "waiting", fmt.Sprintf("%+v", s)
 			})
+			// ... and its history holds the reply: Kimi reports the turn's
+			// end a moment before it writes the turn to its files.
+			until(t, 30*time.Second, "the reply in the history", func() (bool, string) {
+				var page struct{ Messages []struct{ Text string } }
+				_ = api.get(base+"/messages", &page)
+				for _, m := range page.Messages {
+					if strings.Contains(m.Text, mockmodel.PlainReply(1)) {
+						return true, ""
+					}
+				}
+				return false, fmt.Sprintf("%+v", page)
+			})
 			if status, _ := api.post(base+"/kill", nil, nil); status != http.StatusOK {
 				t.Fatalf("kill: %d", status)
 			}
