@@ -88,49 +88,40 @@
     setTimeout(function () { d.socketWrapper.reconnect(); }, backoff(tries++));
   }
 
-  // The board's filters: they hide the cards that do not match (the
-  // "needs you" strip is never filtered), also in every board the
-  // websocket pushes, and keep the choice in the address.
-  function filterForm() { return document.querySelector("[data-filters]"); }
-  function applyFilters() {
-    var f = filterForm();
-    if (!f) { return; }
-    var agent = f.elements.agent.value, project = f.elements.project.value, live = f.elements.live.value;
-    var hidden = 0;
-    document.querySelectorAll('#board > [data-testid="card"]').forEach(function (c) {
-      var hide = (agent && c.dataset.runtime !== agent) || (project && c.dataset.project !== project) ||
-        (live === "1" && c.dataset.live !== "1");
-      c.hidden = !!hide;
-      if (hide) { hidden++; }
-    });
-    var note = f.querySelector("[data-filter-note]");
-    if (note) {
-      note.hidden = hidden === 0;
-      note.textContent = hidden + (hidden === 1 ? " session hidden" : " sessions hidden");
-    }
-  }
+  // The board's filters are the page's address (the server filters and
+  // pages): a change loads the board they name.
   function initFilters() {
-    var f = filterForm();
+    var f = document.querySelector("[data-filters]");
     if (!f) { return; }
-    var q = new URLSearchParams(location.search);
-    ["agent", "project", "live"].forEach(function (n) {
-      var v = q.get(n);
-      if (v === null) { return; }
-      var sel = f.elements[n];
-      if (!Array.prototype.some.call(sel.options, function (o) { return o.value === v; })) {
-        sel.add(new Option(v, v)); // chosen before its sessions appeared
-      }
-      sel.value = v;
-    });
     f.addEventListener("change", function () {
       var p = new URLSearchParams();
       ["agent", "project", "live"].forEach(function (n) { if (f.elements[n].value) { p.set(n, f.elements[n].value); } });
-      var s = p.toString();
-      history.replaceState(null, "", location.pathname + (s ? "?" + s : ""));
-      applyFilters();
+      var q = p.toString();
+      location.assign(location.pathname + (q ? "?" + q : ""));
     });
     f.addEventListener("submit", function (ev) { ev.preventDefault(); });
-    applyFilters();
+  }
+
+  // Cards the websocket moved or added arrive in the board's inbox, each
+  // with the card it now follows ("" for the first place): they go there,
+  // replacing the card's old place.
+  function placeInbox(inbox) {
+    var board = document.getElementById("board");
+    var items = Array.prototype.slice.call(inbox.children);
+    items.forEach(function (wrap) {
+      var card = wrap.firstElementChild;
+      inbox.removeChild(wrap);
+      if (!board || !card) { return; }
+      var old = card.id && board.querySelector(':scope > [id="' + card.id + '"]');
+      if (old) { old.remove(); }
+      var after = wrap.getAttribute("data-after");
+      var ref = after ? board.querySelector(':scope > [id="' + after + '"]') : null;
+      if (ref) { ref.after(card); return; }
+      var first = board.querySelector(':scope > [data-testid="card"]');
+      if (!after && first) { first.before(card); } else { board.append(card); }
+      var empty = board.querySelector(':scope > [data-testid="empty"]');
+      if (empty) { empty.remove(); }
+    });
   }
 
   var stick = true;
@@ -186,7 +177,7 @@
     refreshTimes(ev.detail && ev.detail.target);
     var tgt = ev.detail && ev.detail.target;
     if (tgt && tgt.id === "messages" && stick) { toBottom(); }
-    if (tgt && tgt.id === "board") { applyFilters(); }
+    if (tgt && tgt.id === "board-inbox") { placeInbox(tgt); }
     keepPinned();
   });
   document.addEventListener("htmx:afterSwap", function (ev) { refreshTimes(ev.detail && ev.detail.target); keepPinned(); });

@@ -49,6 +49,14 @@ type Card struct {
 	// DialogTool and DialogSummary describe an open approval or question.
 	DialogTool    string
 	DialogSummary string
+	// swap is the hx-swap-oob of a card sent alone over the websocket.
+	swap string
+}
+
+// withSwap is c to be swapped in as swap says.
+func withSwap(c Card, swap string) Card {
+	c.swap = swap
+	return c
 }
 
 // Board is the LIVE board.
@@ -66,6 +74,24 @@ type Board struct {
 	// Agents and Projects are the filter choices: those on the board.
 	Agents   []Option
 	Projects []string
+	// Filter is the choice the board was filtered by (the form shows it);
+	// Filtered says whether any is set.
+	Filter   BoardFilter
+	Filtered bool
+	// More is the link to the next page of cards; empty on the last.
+	More More
+}
+
+// BoardFilter narrows the board to one agent, one project, or live
+// sessions.
+type BoardFilter struct {
+	Agent, Project string
+	Live           bool
+}
+
+// More is the board's "show more" link.
+type More struct {
+	URL, Label string
 }
 
 // Option is one choice of a select or a question.

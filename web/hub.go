@@ -23,6 +23,9 @@ type hub struct {
 	register   chan *client
 	unregister chan *client
 	done       chan struct{}
+	// cards is each board card's last HTML, and cardsNext the ones a
+	// broadcast in progress rendered (touched by the hub goroutine only).
+	cards, cardsNext map[string]cardRender
 }
 
 func newHub(s *Server) *hub {
@@ -88,8 +91,15 @@ func (h *hub) run(ctx context.Context) error {
 // gets one, so nothing missed while disconnected stays missing.
 func (h *hub) snapshot(ctx context.Context, c *client) bool {
 	if c.view == viewBoard {
-		b, err := renderBytes(ctx, views.BoardList(h.s.board(), true))
-		c.last = b
+		fs := h.newFrames()
+		fr, err := fs.frame(ctx, c.filter)
+		if err != nil {
+			h.s.log.Error("render board", "error", err)
+			return false
+		}
+		b, err := fr.fullBoard(ctx)
+		fs.done()
+		c.board = fr.shown()
 		return err == nil && c.offer(b)
 	}
 	e, r, err := h.sessionData(ctx, c.key)
@@ -130,7 +140,8 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch bo
 	for _, k := range ch.Removed {
 		changed[k] = true
 	}
-	var board []byte
+	fs := h.newFrames()
+	defer fs.done()
 	type sessionFrag struct {
 		head []byte
 		msgs []session.Message // the newest page
@@ -140,19 +151,18 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch bo
 	frags := map[session.Key]*sessionFrag{}
 	for c := range clients {
 		if c.view == viewBoard {
-			if board == nil {
-				b, err := renderBytes(ctx, views.BoardList(h.s.board(), true))
-				if err != nil {
-					h.s.log.Error("render board", "error", err)
-					return
-				}
-				board = b
+			fr, err := fs.frame(ctx, c.filter)
+			if err != nil {
+				h.s.log.Error("render board", "error", err)
+				return
 			}
-			if bytes.Equal(board, c.last) {
-				continue
+			b, err := fs.delta(ctx, fr, c.board)
+			if err != nil {
+				h.s.log.Error("render board", "error", err)
+				return
 			}
-			c.last = board
-			if !c.offer(board) {
+			c.board = fr.shown()
+			if b != nil && !c.offer(b) {
 				drop(c)
 			}
 			continue

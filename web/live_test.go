@@ -90,12 +90,22 @@ func TestBoardShowsLiveStateAndNeedsYou(t *testing.T) {
 	r.live.HookEvent(ctx, hookstate.Event{Runtime: "claude", SessionID: sessionA, Name: "PostToolUse", Kind: hookstate.KindToolEnd,
 		ToolName: "Bash", ToolUseID: "t1", Cwd: projectPath, Relay: relay()})
 	waitCard(t, r.live, a, func(c live.Card) bool { return c.State == hookstate.StateWorking })
-	frame = readUntil(t, board, `data-key="claude:`+sessionA+`"`)
-	for !strings.Contains(frame, `data-state="working"`) {
-		frame = readUntil(t, board, `data-key="claude:`+sessionA+`"`)
-	}
-	if strings.Contains(frame, `data-testid="needs-you"`) {
-		t.Fatal("needs-you strip still shown after the approval was answered")
+	// The change arrives as the strip, now empty and hidden, and the one
+	// card, not as a whole board.
+	stripHidden, working := false, false
+	deadline := time.Now().Add(5 * time.Second)
+	for !stripHidden || !working {
+		_ = board.SetReadDeadline(deadline)
+		_, b, err := board.ReadMessage()
+		if err != nil {
+			t.Fatalf("strip hidden %v, card working %v: %v", stripHidden, working, err)
+		}
+		frame := string(b)
+		if strings.Contains(frame, `id="board"`) || strings.Count(frame, `data-testid="card"`) > 1 {
+			t.Fatalf("a change sent more than its card and strip: %q", frame)
+		}
+		stripHidden = stripHidden || strings.Contains(frame, `data-testid="needs-you" aria-label="Needs you" hidden`)
+		working = working || strings.Contains(frame, `data-key="claude:`+sessionA+`" data-runtime="claude"`) && strings.Contains(frame, `data-state="working"`)
 	}
 }
 

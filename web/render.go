@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -176,23 +178,54 @@ func humanBytes(b uint64) string {
 	return fmt.Sprintf("%d MB", (b+mb/2)/mb)
 }
 
-func (s *Server) board() views.Board {
+// boardPageSize is how many cards a board page holds: the first page of a
+// 10,000-session machine stays a light page, and "Show more" pages on.
+const boardPageSize = 60
+
+// board is one page of the board under filter f: the cards after the one
+// whose DOM id is after ("" for the first page), the "needs you" strip
+// (never filtered) and what the board says about itself. A team's members
+// follow their lead, so a page is counted in cards, not entries.
+func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 	if !s.opts.Board.Loaded() {
-		return views.Board{}
+		return views.Board{}, nil
 	}
 	es := s.opts.Board.List(board.Filter{})
-	b := views.Board{Loaded: true, Cards: make([]views.Card, 0, len(es))}
-	for _, g := range board.Teams(es, s.opts.Now()) {
-		lead := s.card(g.Lead)
+	b := views.Board{Loaded: true, Filter: f, Filtered: f != views.BoardFilter{}}
+	shown := slices.DeleteFunc(slices.Clone(es), func(e board.Entry) bool { return !boardKeeps(f, e) })
+	type slot struct {
+		e      board.Entry
+		team   int // on a lead: its team's size; 0 alone
+		member bool
+	}
+	var slots []slot
+	for _, g := range board.Teams(shown, s.opts.Now()) {
+		size := 0
 		if len(g.Members) > 0 {
-			lead.TeamSize = len(g.Members) + 1
+			size = len(g.Members) + 1
 		}
-		b.Cards = append(b.Cards, lead)
+		slots = append(slots, slot{e: g.Lead, team: size})
 		for _, m := range g.Members {
-			c := s.card(m)
-			c.Member = true
-			b.Cards = append(b.Cards, c)
+			slots = append(slots, slot{e: m, member: true})
 		}
+	}
+	from := 0
+	if after != "" {
+		i := slices.IndexFunc(slots, func(sl slot) bool { return domID(sl.e.Key()) == after })
+		if i < 0 {
+			return views.Board{}, errBoardMoved
+		}
+		from = i + 1
+	}
+	to := min(from+boardPageSize, len(slots))
+	b.Cards = make([]views.Card, 0, to-from)
+	for _, sl := range slots[from:to] {
+		c := s.card(sl.e)
+		c.TeamSize, c.Member = sl.team, sl.member
+		b.Cards = append(b.Cards, c)
+	}
+	if to < len(slots) {
+		b.More = views.More{URL: "/board/more?" + boardQuery(f, domID(slots[to-1].e.Key())), Label: fmt.Sprintf("Show more (%d)", len(slots)-to)}
 	}
 	b.Pending = s.pendingViews(session.Key{})
 	asked := askedIn(b.Pending)
@@ -212,7 +245,33 @@ func (s *Server) board() views.Board {
 	if m := s.opts.Board.Machine(); m.Total > 0 {
 		b.Memory = humanBytes(m.Used) + " of " + humanBytes(m.Total) + " in use"
 	}
-	return b
+	return b, nil
+}
+
+var errBoardMoved = newError(http.StatusConflict, "board_moved", "The card this page continues from has left the board; reload the board.")
+
+// boardKeeps applies the board's filter to one entry.
+func boardKeeps(f views.BoardFilter, e board.Entry) bool {
+	return (f.Agent == "" || e.Info.Runtime == f.Agent) && (f.Project == "" || e.Info.Project == f.Project) &&
+		(!f.Live || !e.Over())
+}
+
+// boardQuery is f (and the page's last card) as a query string.
+func boardQuery(f views.BoardFilter, after string) string {
+	q := url.Values{}
+	if f.Agent != "" {
+		q.Set("agent", f.Agent)
+	}
+	if f.Project != "" {
+		q.Set("project", f.Project)
+	}
+	if f.Live {
+		q.Set("live", "1")
+	}
+	if after != "" {
+		q.Set("after", after)
+	}
+	return q.Encode()
 }
 
 func (s *Server) message(m session.Message) views.Message {

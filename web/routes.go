@@ -30,6 +30,7 @@ func (s *Server) newHTTPS() *echo.Echo {
 	// Paired devices and tokens only.
 	a := e.Group("", requireAuth)
 	a.GET("/", s.boardPage)
+	a.GET("/board/more", s.boardMore)
 	a.GET("/s/:runtime/:id", s.sessionPage)
 	a.GET("/s/:runtime/:id/messages", s.olderMessages)
 	a.GET("/s/:runtime/:id/agents/:agent", s.subagentPage)

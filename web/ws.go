@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/session"
+	"paddock/views"
 )
 
 const (
@@ -37,10 +38,14 @@ type client struct {
 	shown []session.Message
 	// screen is the hosted terminal's text last sent (session viewers).
 	screen string
-	// last is the board (board viewers) or the session head (session
-	// viewers) last sent: an unchanged one is not sent again, so the page
-	// does not swap its buttons under a finger for nothing.
+	// last is the session head last sent (session viewers): an unchanged
+	// one is not sent again, so the page does not swap its buttons under
+	// a finger for nothing.
 	last []byte
+	// filter and board are a board viewer's filter and what it was last
+	// sent (touched by the hub goroutine only).
+	filter views.BoardFilter
+	board  *boardShown
 	// bye is the close code sent when the hub lets the client go. Both
 	// codes used ask the browser to come back (its websocket extension
 	// retries only 1006 and 1011–1013): 1013 for a client dropped as too
@@ -82,6 +87,11 @@ func (s *Server) websocket(c *echo.Context) error {
 	cl := &client{send: make(chan []byte, wsSendBuffer), view: r.URL.Query().Get("view"), bye: websocket.CloseTryAgainLater}
 	switch cl.view {
 	case viewBoard:
+		f, err := s.boardFilter(r.URL.Query())
+		if err != nil {
+			return err
+		}
+		cl.filter = f
 	case viewSession:
 		k := session.Key{Runtime: r.URL.Query().Get("runtime"), ID: r.URL.Query().Get("id")}
 		if !validToken(k.Runtime, 32) || !validToken(k.ID, 200) {

@@ -492,21 +492,24 @@ func TestBrowserAllAgents(t *testing.T) {
 	}
 	shot(t, ph.ctx, "all-agents")
 
-	// Filter by agent: only Codex cards stay; the choice is in the address.
+	// Filter by agent: the board holds only Codex cards; the choice is in
+	// the address, and the server filtered (nothing is merely hidden).
 	ph.step("filter codex", chromedp.SetValue(`[data-testid="filter-agent"]`, "codex"),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-filters]').dispatchEvent(new Event("change"))`))
-	ph.poll("only codex visible", `(() => { const v = [...document.querySelectorAll('#board > [data-testid="card"]')].filter(c => !c.hidden);
-		return v.length > 0 && v.every(c => c.dataset.runtime === "codex") && location.search === "?agent=codex"; })()`)
-	ph.poll("hidden count", `document.querySelector('[data-filter-note]').textContent.includes("hidden")`)
+	ph.poll("only codex", `(() => { const v = [...document.querySelectorAll('#board > [data-testid="card"]')];
+		return v.length > 0 && v.every(c => c.dataset.runtime === "codex" && !c.hidden) && location.search === "?agent=codex" &&
+			document.querySelector('[data-testid="filter-agent"]').value === "codex"; })()`)
 	shot(t, ph.ctx, "filter-codex")
 	// Live only: none of the recordings runs now.
 	ph.step("filter live", chromedp.SetValue(`[data-testid="filter-agent"]`, ""), chromedp.SetValue(`[data-testid="filter-live"]`, "1"),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-filters]').dispatchEvent(new Event("change"))`))
-	ph.poll("nothing live", `[...document.querySelectorAll('#board > [data-testid="card"]')].every(c => c.hidden)`)
-	// The filter survives a reload (it is in the address).
+	ph.poll("nothing live", `location.search === "?live=1" && document.querySelectorAll('#board > [data-testid="card"]').length === 0 &&
+		document.querySelector('[data-testid="empty"]')?.textContent.includes("matches")`)
+	// The filter survives a reload (it is in the address), and the
+	// websocket's snapshot keeps it.
 	ph.step("reload", chromedp.Reload())
-	ph.poll("still filtered after reload", `document.querySelector('[data-testid="filter-live"]').value === "1" &&
-		[...document.querySelectorAll('#board > [data-testid="card"]')].every(c => c.hidden)`)
+	ph.poll("still filtered after reload", `document.querySelector('[data-testid="filter-live"]').value === "1" && document.getElementById("reconnecting").hidden &&
+		document.querySelectorAll('#board > [data-testid="card"]').length === 0`)
 
 	// Each agent's chat session opens with the recorded conversation.
 	for _, rt := range []string{"codex", "opencode", "kimi", "pi"} {

@@ -31,6 +31,37 @@ type boardClients struct {
 	mu   sync.Mutex
 	seen []map[int]time.Time // per client
 	cond *sync.Cond
+	// sent counts the bytes of every frame after each client's snapshot:
+	// what the changes cost to send.
+	sent atomic.Int64
+}
+
+// benchBoards is how many boards the serve benchmarks open:
+// PADDOCK_BENCH_BOARDS, 20 by default (100 is the full-scale target).
+func benchBoards(b *testing.B) int {
+	n := 20
+	if v := os.Getenv("PADDOCK_BENCH_BOARDS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			b.Fatalf("PADDOCK_BENCH_BOARDS=%q: a count of boards", v)
+		}
+	}
+	return n
+}
+
+// peakRSS is a process's high-water resident set, from /proc.
+func peakRSS(pid int) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return float64(kb) / 1024
+		}
+	}
+	return 0
 }
 
 var benchMarker = regexp.MustCompile(`benchmark-prompt-(\d+)`)
@@ -55,12 +86,15 @@ func openBoards(b *testing.B, srv *servetest.Server, api *apiClient, n int) *boa
 		b.Cleanup(func() { conn.Close() })
 		bc.seen = append(bc.seen, map[int]time.Time{})
 		go func() {
-			for {
+			for first := true; ; first = false {
 				_, msg, err := conn.ReadMessage()
 				if err != nil {
 					return
 				}
 				at := time.Now()
+				if !first {
+					bc.sent.Add(int64(len(msg)))
+				}
 				bc.mu.Lock()
 				for _, m := range benchMarker.FindAllSubmatch(msg, -1) {
 					k, _ := strconv.Atoi(string(m[1]))
@@ -110,7 +144,7 @@ func (bc *boardClients) waitAll(k int, timeout time.Duration) (time.Time, bool) 
 // BenchmarkHookToFrame is the live board's end-to-end latency: a real
 // `paddock hook` process started as Claude Code would start it, through the
 // loopback listener and the live state, to the websocket frame at every one
-// of 20 open boards of a real `paddock serve`. Each iteration is one
+// of 20 open boards (PADDOCK_BENCH_BOARDS) of a real `paddock serve`. Each iteration is one
 // UserPromptSubmit with a new prompt; the metric is from the hook
 // command's start to the frame carrying it at the last of the 20 boards.
 // Target: p99 ≤ 20 ms. Run with -benchtime=1000x.
@@ -118,7 +152,8 @@ func BenchmarkHookToFrame(b *testing.B) {
 	home := b.TempDir()
 	srv := servetest.Start(b, home)
 	api := newAPIClient(b, srv)
-	boards := openBoards(b, srv, api, 20)
+	nb := benchBoards(b)
+	boards := openBoards(b, srv, api, nb)
 	bin := servetest.Binary(b)
 	lat := make([]time.Duration, 0, b.N)
 	i := 0
@@ -142,11 +177,12 @@ func BenchmarkHookToFrame(b *testing.B) {
 		i++
 	}
 	reportPercentiles(b, "hook-to-frame", lat)
+	b.ReportMetric(float64(boards.sent.Load())/float64(i*nb), "B/change/board")
 }
 
 // BenchmarkHookBurst posts 50 sessions × 20 events/s for 30 s straight to
 // the hook listener (as Claude's http hooks do: no process per event)
-// while 20 boards are open, and checks that none is lost: every post
+// while 20 boards are open (PADDOCK_BENCH_BOARDS=100 for the full scale), and checks that none is lost: every post
 // answered 204, and serve's own counters at shutdown say every event was
 // accepted and applied. Run with -benchtime=1x (it always runs 30 s).
 func BenchmarkHookBurst(b *testing.B) {
@@ -154,7 +190,8 @@ func BenchmarkHookBurst(b *testing.B) {
 	home := b.TempDir()
 	srv := servetest.Start(b, home)
 	api := newAPIClient(b, srv)
-	openBoards(b, srv, api, 20)
+	nb := benchBoards(b)
+	boards := openBoards(b, srv, api, nb)
 	secret, err := hookchannel.ReadSecret(srv.DataDir)
 	if err != nil {
 		b.Fatal(err)
@@ -200,6 +237,8 @@ func BenchmarkHookBurst(b *testing.B) {
 			b.Fatalf("%d of %d events not accepted", lost, sent.Load())
 		}
 		b.ReportMetric(float64(sent.Load()), "events")
+		b.ReportMetric(float64(boards.sent.Load())/float64(sent.Load()*int64(nb)), "B/event/board")
+		b.ReportMetric(peakRSS(srv.Cmd.Process.Pid), "serve-peak-RSS-MB")
 		srv.Stop(b)
 		logs := srv.Stderr()
 		want := fmt.Sprintf("accepted=%d rejected=0", sent.Load())
