@@ -8,7 +8,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 50000x
 ARGS     ?=
 
-.PHONY: run build test generate check bench fuzz vendor-check e2e-deps demo fixtures clean
+.PHONY: run build test generate check bench fuzz vendor-check e2e-deps demo fixtures icons clean
 
 ## run: build paddock and start the dashboard with embedded defaults
 run: build
@@ -33,6 +33,17 @@ e2e-deps:
 ## make demo ARGS="--addr :8443 --http-addr :8080" next to a real paddock
 demo:
 	GO=$(GO) $(GO) run ./cmd/paddock-demo $(ARGS)
+
+## icons: re-draw the app's PNG icons from static/icon.svg and
+## static/icons/icon-maskable.svg with Debian's chromium; commit the result
+icons:
+	for s in 192 512; do \
+	  printf '<body style="margin:0"><img src="%s" style="width:100vw;height:100vh;display:block">' "$(CURDIR)/static/icon.svg" > /tmp/paddock-icon.html; \
+	  chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --default-background-color=00000000 \
+	    --window-size=$$s,$$s --screenshot=static/icons/icon-$$s.png file:///tmp/paddock-icon.html; done
+	printf '<body style="margin:0"><img src="%s" style="width:100vw;height:100vh;display:block">' "$(CURDIR)/static/icons/icon-maskable.svg" > /tmp/paddock-icon.html
+	chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=512,512 \
+	  --screenshot=static/icons/icon-maskable-512.png file:///tmp/paddock-icon.html
 
 ## fixtures: re-record testdata/<cli>-<version>/ from the pinned real CLIs
 ## (make e2e-deps) driven against the mock model; commit the result

@@ -56,7 +56,8 @@
     var b = document.getElementById("reconnecting");
     if (b) {
       b.hidden = !show;
-      b.textContent = text || "reconnecting… (the page is stale; actions are off until it is live)";
+      b.textContent = text || (root.hasAttribute("data-offline") ? "Offline: the board as it was last seen. It is stale; actions are off." :
+        "reconnecting… (the page is stale; actions are off until it is live)");
     }
   }
   function setStale(on) {
@@ -155,12 +156,25 @@
       });
     } else if (document.getElementById("messages")) { toBottom(); }
     initFilters();
+    // The installed app's worker (a secure page only): offline, the last
+    // board seen opens, marked stale.
+    if ("serviceWorker" in navigator && window.isSecureContext) {
+      navigator.serviceWorker.register("/sw.js").catch(function () { /* the page works without it */ });
+    }
+    // Forgetting this device forgets the board kept for offline too.
+    var out = document.querySelector('[data-testid="logout"]');
+    if (out && window.caches) {
+      out.form.addEventListener("submit", function () { caches.delete("paddock-pages"); });
+    }
+    if (root.hasAttribute("data-offline")) { setStale(true); }
   });
   window.addEventListener("scroll", function () { stick = nearBottom(); }, { passive: true });
   document.addEventListener("htmx:wsOpen", function () { tries = 0; });
   // The first frame after a (re)connect is the snapshot: only then is the
   // page live again.
-  document.addEventListener("htmx:wsAfterMessage", function () { if (stale) { setStale(false); } });
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    if (stale) { root.removeAttribute("data-offline"); setStale(false); }
+  });
   document.addEventListener("htmx:wsClose", onClose);
   document.addEventListener("htmx:wsError", function () { setStale(true); });
   document.addEventListener("htmx:beforeRequest", function (ev) {

@@ -8,14 +8,23 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"mime"
 	"path"
+	"slices"
+	"strings"
 )
 
-//go:embed app.css app.js icon.svg manifest.webmanifest vendor/*.js
+//go:embed app.css app.js icon.svg manifest.webmanifest vendor/*.js icons/*.png
 var files embed.FS
+
+// The service worker is served at /sw.js (its scope is the whole site),
+// not under a hashed URL; start-up writes the assets' URLs into it.
+//
+//go:embed sw.js
+var serviceWorker string
 
 // Asset is one embedded file with its content-addressed URL.
 type Asset struct {
@@ -29,6 +38,7 @@ type Asset struct {
 type Assets struct {
 	byName map[string]*Asset
 	byURL  map[string]*Asset
+	sw     []byte
 }
 
 // Load reads and hashes every embedded file.
@@ -63,8 +73,38 @@ func Load() (*Assets, error) {
 	if err != nil {
 		return nil, fmt.Errorf("static: %w", err)
 	}
+	// The manifest names the icons by their hashed URLs, known only now.
+	if m, ok := a.byName["manifest.webmanifest"]; ok {
+		body := string(m.Body)
+		for name, as := range a.byName {
+			body = strings.ReplaceAll(body, "{{"+name+"}}", as.URL)
+		}
+		if strings.Contains(body, "{{") {
+			return nil, fmt.Errorf("static: manifest.webmanifest names a file that is not embedded")
+		}
+		delete(a.byURL, m.URL)
+		sum := sha256.Sum256([]byte(body))
+		m.Body, m.URL = []byte(body), "/static/"+hex.EncodeToString(sum[:6])+"/"+m.Name
+		a.byURL[m.URL] = m
+	}
+	urls := make([]string, 0, len(a.byURL))
+	for u := range a.byURL {
+		urls = append(urls, u)
+	}
+	slices.Sort(urls)
+	list, err := json.Marshal(urls)
+	if err != nil {
+		return nil, fmt.Errorf("static: %w", err)
+	}
+	version := sha256.Sum256(list)
+	sw := strings.Replace(serviceWorker, "__VERSION__", hex.EncodeToString(version[:6]), 1)
+	a.sw = []byte(strings.Replace(sw, "__ASSETS__", string(list), 1))
 	return a, nil
 }
+
+// ServiceWorker is /sw.js, naming this build's assets: a new build is a
+// new worker, which replaces the old one's cache.
+func (a *Assets) ServiceWorker() []byte { return a.sw }
 
 // URL returns the content-addressed URL of a named asset. An unknown name is
 // a programming error caught by tests, so it yields an obviously broken URL

@@ -7,7 +7,7 @@ import "html/template"
 
 // Assets are the content-addressed URLs every page links to.
 type Assets struct {
-	CSS, ChromaCSS, AppJS, HTMX, HTMXWS, Icon, Manifest string
+	CSS, ChromaCSS, AppJS, HTMX, HTMXWS, Icon, Manifest, TouchIcon string
 }
 
 // Page is what the layout needs around any view.

@@ -26,3 +26,10 @@ func (s *Server) favicon(c *echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "public, max-age=86400")
 	return c.Blob(http.StatusOK, "image/svg+xml", as.Body)
 }
+
+// serviceWorker is the installed app's worker. It is fetched again on every
+// visit (no-cache) so that a new paddock's worker replaces the old one.
+func (s *Server) serviceWorker(c *echo.Context) error {
+	c.Response().Header().Set("Cache-Control", "no-cache")
+	return c.Blob(http.StatusOK, "text/javascript; charset=utf-8", s.assets.ServiceWorker())
+}

@@ -50,6 +50,7 @@ func (s *Server) page(c *echo.Context, title string) views.Page {
 			HTMXWS:    s.assets.URL("vendor/htmx-ext-ws-2.0.4.min.js"),
 			Icon:      s.assets.URL("icon.svg"),
 			Manifest:  s.assets.URL("manifest.webmanifest"),
+			TouchIcon: s.assets.URL("icons/icon-192.png"),
 		},
 		CSRF: s.csrfToken(c),
 	}

@@ -24,6 +24,7 @@ func (s *Server) newHTTPS() *echo.Echo {
 	e.GET("/ca.mobileconfig", s.caProfile)
 	e.GET("/static/*", s.staticAsset)
 	e.GET("/favicon.svg", s.favicon)
+	e.GET("/sw.js", s.serviceWorker)
 	e.GET("/favicon.ico", s.favicon)
 	e.GET("/api/v1/health", s.apiHealth)
 

@@ -14,6 +14,7 @@ import (
 var publicRoutes = map[string]bool{
 	"GET /pair": true, "POST /pair": true, "GET /ca": true, "GET /ca.pem": true, "GET /ca.crt": true,
 	"GET /ca.mobileconfig": true, "GET /static/*": true, "GET /favicon.svg": true, "GET /favicon.ico": true,
+	"GET /sw.js":         true, // the installed app's worker: a static asset, no data in it
 	"GET /api/v1/health": true,
 }
 

@@ -853,3 +853,44 @@ func TestBrowserThemeAndStateColours(t *testing.T) {
 		}
 	}
 }
+
+// The app installs: its manifest names PNG icons of 192 and 512 px and a
+// maskable one, and its service worker registers; with paddock stopped,
+// the board opens as it was last seen, marked stale and with its controls
+// off, and any other page says paddock cannot be reached.
+func TestBrowserInstallableApp(t *testing.T) {
+	chrome := chromiumPath(t)
+	srv := servetest.Start(t, fixtureHome(t))
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	ph.step("check the manifest", chromedp.Evaluate[chromedp.Void](`(async () => {
+		const m = await (await fetch(document.querySelector('link[rel="manifest"]').href)).json();
+		const sizes = [];
+		for (const i of m.icons.filter(i => i.type === "image/png")) {
+			const img = new Image();
+			img.src = i.src;
+			await img.decode();
+			sizes.push(i.purpose + ":" + i.sizes + "=" + img.naturalWidth + "x" + img.naturalHeight);
+		}
+		window.__manifest = [m.display, m.start_url, m.scope, m.theme_color ? "theme" : "", ...sizes].join(" ");
+	})()`))
+	ph.poll("manifest", `window.__manifest === "standalone / / theme any:192x192=192x192 any:512x512=512x512 maskable:512x512=512x512"`)
+	ph.step("wait for the worker", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(r => { window.__sw = !!r.active; })`))
+	ph.poll("worker active", `window.__sw === true`)
+	// A load through the worker keeps the board for offline.
+	ph.step("reload through the worker", chromedp.Reload())
+	ph.poll("controlled", `!!navigator.serviceWorker.controller && document.querySelectorAll('#board > [data-testid="card"]').length === 3`)
+	ph.step("let the worker keep the board", chromedp.Evaluate[chromedp.Void](`caches.open("paddock-pages").then(c => c.match("/")).then(r => { window.__kept = !!r; })`))
+	ph.poll("board kept", `window.__kept === true`)
+
+	srv.Stop(t)
+	ph.step("open the board offline", chromedp.Navigate(base+"/"))
+	ph.poll("the board as last seen", `document.documentElement.hasAttribute("data-offline") && document.querySelectorAll('#board > [data-testid="card"]').length === 3 &&
+		document.getElementById("reconnecting").hidden === false && document.getElementById("reconnecting").textContent.includes("Offline") &&
+		[...document.querySelectorAll('main button')].every(b => b.disabled)`)
+	shot(t, ph.ctx, "offline-board")
+	ph.step("open another page offline", chromedp.Navigate(base+"/audit"))
+	ph.poll("offline page", `document.body.textContent.includes("cannot reach paddock")`)
+	shot(t, ph.ctx, "offline-page")
+}
