@@ -125,6 +125,22 @@
     });
   }
 
+  // The count of what waits for the user, from the "needs you" strip where
+  // the page has one: in the title, on the top bar's inbox link, and on
+  // the installed app's icon where the platform has badges.
+  var baseTitle = document.title;
+  function countNeeds() {
+    var strip = document.getElementById("needs-you");
+    if (!strip) { return; }
+    var n = strip.hidden ? 0 : strip.querySelectorAll('[data-testid="approval"]:not(.resolved), [data-testid="card"]').length;
+    document.title = (n ? "(" + n + ") " : "") + baseTitle;
+    var c = document.querySelector("[data-inbox-count]");
+    if (c) { c.textContent = n ? String(n) : ""; }
+    if (navigator.setAppBadge) {
+      (n ? navigator.setAppBadge(n) : navigator.clearAppBadge()).catch(function () { /* not installed */ });
+    }
+  }
+
   var stick = true;
   var pinned = null; // the id of the element the page opened on
   function keepPinned() {
@@ -156,6 +172,7 @@
       });
     } else if (document.getElementById("messages")) { toBottom(); }
     initFilters();
+    countNeeds();
     // The installed app's worker (a secure page only): offline, the last
     // board seen opens, marked stale.
     if ("serviceWorker" in navigator && window.isSecureContext) {
@@ -192,6 +209,7 @@
     var tgt = ev.detail && ev.detail.target;
     if (tgt && tgt.id === "messages" && stick) { toBottom(); }
     if (tgt && tgt.id === "board-inbox") { placeInbox(tgt); }
+    countNeeds();
     keepPinned();
   });
   document.addEventListener("htmx:afterSwap", function (ev) { refreshTimes(ev.detail && ev.detail.target); keepPinned(); });

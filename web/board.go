@@ -30,6 +30,17 @@ func (s *Server) boardPage(c *echo.Context) error {
 	return s.render(c, http.StatusOK, views.BoardPage(p, b))
 }
 
+// inboxPage is every prompt and question waiting, across agents.
+func (s *Server) inboxPage(c *echo.Context) error {
+	p := s.page(c, "Needs you")
+	p.WSURL = "/ws?view=" + viewInbox
+	b, err := s.board(views.BoardFilter{}, "")
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.InboxPage(p, b))
+}
+
 // boardMore is the board's next page, after the card ?after= names.
 func (s *Server) boardMore(c *echo.Context) error {
 	q := c.QueryParams()

@@ -90,6 +90,16 @@ func (h *hub) run(ctx context.Context) error {
 // snapshot sends a client everything its view shows; every (re)connect
 // gets one, so nothing missed while disconnected stays missing.
 func (h *hub) snapshot(ctx context.Context, c *client) bool {
+	if c.view == viewInbox {
+		fs := h.newFrames()
+		fr, err := fs.frame(ctx, views.BoardFilter{})
+		fs.done()
+		if err != nil {
+			return false
+		}
+		c.board = fr.shown()
+		return c.offer(fr.strip)
+	}
 	if c.view == viewBoard {
 		fs := h.newFrames()
 		fr, err := fs.frame(ctx, c.filter)
@@ -150,6 +160,19 @@ func (h *hub) broadcast(ctx context.Context, clients map[*client]struct{}, ch bo
 	}
 	frags := map[session.Key]*sessionFrag{}
 	for c := range clients {
+		if c.view == viewInbox {
+			fr, err := fs.frame(ctx, views.BoardFilter{})
+			if err != nil {
+				h.s.log.Error("render board", "error", err)
+				return
+			}
+			strip := c.board.strip
+			c.board = fr.shown()
+			if !bytes.Equal(strip, fr.strip) && !c.offer(fr.strip) {
+				drop(c)
+			}
+			continue
+		}
 		if c.view == viewBoard {
 			fr, err := fs.frame(ctx, c.filter)
 			if err != nil {

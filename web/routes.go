@@ -32,6 +32,7 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a := e.Group("", requireAuth)
 	a.GET("/", s.boardPage)
 	a.GET("/board/more", s.boardMore)
+	a.GET("/inbox", s.inboxPage)
 	a.GET("/s/:runtime/:id", s.sessionPage)
 	a.GET("/s/:runtime/:id/messages", s.olderMessages)
 	a.GET("/s/:runtime/:id/agents/:agent", s.subagentPage)

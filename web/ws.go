@@ -15,6 +15,7 @@ import (
 
 const (
 	viewBoard   = "board"
+	viewInbox   = "inbox"
 	viewSession = "session"
 
 	wsWriteWait  = 10 * time.Second
@@ -92,14 +93,15 @@ func (s *Server) websocket(c *echo.Context) error {
 			return err
 		}
 		cl.filter = f
+	case viewInbox:
 	case viewSession:
 		k := session.Key{Runtime: r.URL.Query().Get("runtime"), ID: r.URL.Query().Get("id")}
 		if !validToken(k.Runtime, 32) || !validToken(k.ID, 200) {
-			return newError(http.StatusBadRequest, "bad_session_key", "The websocket needs view=board, or view=session with runtime and id.")
+			return newError(http.StatusBadRequest, "bad_session_key", "The websocket needs view=board, view=inbox, or view=session with runtime and id.")
 		}
 		cl.key = k
 	default:
-		return newError(http.StatusBadRequest, "bad_view", "The websocket needs view=board, or view=session with runtime and id.")
+		return newError(http.StatusBadRequest, "bad_view", "The websocket needs view=board, view=inbox, or view=session with runtime and id.")
 	}
 	up := websocket.Upgrader{CheckOrigin: s.sameOrigin}
 	conn, err := up.Upgrade(c.Response(), r, nil)

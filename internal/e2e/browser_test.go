@@ -894,3 +894,28 @@ func TestBrowserInstallableApp(t *testing.T) {
 	ph.poll("offline page", `document.body.textContent.includes("cannot reach paddock")`)
 	shot(t, ph.ctx, "offline-page")
 }
+
+// The inbox lists what waits across agents with one-tap answers; the
+// count is in the title and on the top bar, and goes when it is answered.
+func TestBrowserInbox(t *testing.T) {
+	chrome := chromiumPath(t)
+	srv := servetest.Start(t, fixtureHome(t))
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	ph.step("open the inbox", chromedp.Navigate(base+"/inbox"))
+	ph.poll("empty inbox", `getComputedStyle(document.querySelector('[data-testid="inbox-empty"]')).display !== "none" && !document.title.startsWith("(")`)
+	held := startRelayHook(t, srv, "PermissionRequest", `{"session_id":"1e6fec4f-a6cb-42e2-ad9e-c92c9d1309d2","hook_event_name":"PermissionRequest","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"make release"}}`)
+	ph.poll("the prompt in the inbox", `[...document.querySelectorAll('#needs-you [data-testid="approval-command"]')].some(e => e.textContent.includes("make release")) &&
+		document.title.startsWith("(1) ") && document.querySelector('[data-inbox-count]').textContent === "1" &&
+		getComputedStyle(document.querySelector('[data-testid="inbox-empty"]')).display === "none"`)
+	shot(t, ph.ctx, "inbox")
+	ph.checkPhone("inbox")
+	ph.step("approve", chromedp.Click(`#needs-you [data-testid="approve"]`))
+	if out := held(); !strings.Contains(out, `"behavior":"allow"`) {
+		t.Fatalf("the hook printed %q, want an allow", out)
+	}
+	// The agent runs the tool it was allowed.
+	relayHook(t, srv, "PostToolUse", `{"session_id":"1e6fec4f-a6cb-42e2-ad9e-c92c9d1309d2","hook_event_name":"PostToolUse","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"make release"}}`)
+	ph.poll("count gone", `!document.title.startsWith("(") && document.querySelector('[data-inbox-count]').textContent === ""`)
+}
