@@ -141,6 +141,30 @@
     }
   }
 
+  // The new-session form offers each agent's own permission modes and
+  // effort levels: only the chosen agent's group shows, a choice from
+  // another agent's is cleared, and a field the agent lacks is hidden.
+  function initAgentChoice() {
+    var agent = document.querySelector('[data-testid="agent-choice"]');
+    if (!agent) { return; }
+    function apply() {
+      document.querySelectorAll("select[data-per-agent]").forEach(function (sel) {
+        var any = false;
+        sel.querySelectorAll("optgroup").forEach(function (g) {
+          var mine = g.getAttribute("data-runtime") === agent.value;
+          g.hidden = !mine;
+          g.disabled = !mine;
+          any = any || mine;
+        });
+        var opt = sel.selectedOptions[0];
+        if (opt && opt.parentElement.tagName === "OPTGROUP" && opt.parentElement.disabled) { sel.value = ""; }
+        sel.closest("[data-per-agent-field]").hidden = !any;
+      });
+    }
+    agent.addEventListener("change", apply);
+    apply();
+  }
+
   var stick = true;
   var pinned = null; // the id of the element the page opened on
   function keepPinned() {
@@ -172,6 +196,7 @@
       });
     } else if (document.getElementById("messages")) { toBottom(); }
     initFilters();
+    initAgentChoice();
     countNeeds();
     // The installed app's worker (a secure page only): offline, the last
     // board seen opens, marked stale.

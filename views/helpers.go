@@ -50,8 +50,6 @@ var keyBar = []struct{ Name, Text, Label string }{
 	{"Enter", "⏎", "Enter"}, {"1", "1", "1"}, {"2", "2", "2"}, {"3", "3", "3"}, {"4", "4", "4"},
 }
 
-// efforts are the effort levels the agents take, for the form's list.
-var efforts = []string{"minimal", "low", "medium", "high", "xhigh", "max", "off"}
 
 func liveFlag(live bool) string {
 	if live {

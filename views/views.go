@@ -205,11 +205,18 @@ type Error struct {
 // NewSession is the "New session" form, with what was entered when it
 // comes back with an error.
 type NewSession struct {
-	Runtimes                                        []string // installed agents
+	Agents                                          []AgentChoice // installed agents
 	RecentDirs                                      []string // recent project directories, newest first
 	Runtime, Workdir, Prompt, PermissionMode, Model string
 	Effort, Name, Parent                            string
 	Error                                           string
+}
+
+// AgentChoice is one agent the form can start, with the permission modes
+// and effort levels its CLI takes.
+type AgentChoice struct {
+	Name, Label    string
+	Modes, Efforts []string
 }
 
 // Result is the answer to a message sent or an action taken.

@@ -31,12 +31,15 @@ func (s *Server) newSessionForm(c *echo.Context, f views.NewSession, status int)
 	if s.opts.Hosting == nil {
 		return errNoHosting
 	}
-	f.Runtimes = s.opts.Hosting.Installed()
+	for _, name := range s.opts.Hosting.Installed() {
+		a, _ := s.opts.Agents.Get(name)
+		f.Agents = append(f.Agents, views.AgentChoice{Name: name, Label: s.opts.Agents.Label(name), Modes: a.Launch.Modes, Efforts: a.Launch.Efforts})
+	}
 	f.RecentDirs = s.recentDirs(20)
 	if f.Workdir == "" && len(f.RecentDirs) > 0 {
 		f.Workdir = f.RecentDirs[0]
 	}
-	if f.Error == "" && len(f.Runtimes) == 0 {
+	if f.Error == "" && len(f.Agents) == 0 {
 		f.Error = "No agent CLI is on paddock's PATH: install one (claude, codex, opencode, pi, kimi, cursor-agent) and restart paddock."
 	}
 	return s.render(c, status, views.NewSessionPage(s.page(c, "New session"), f))

@@ -378,12 +378,20 @@ func TestBrowserHostedSession(t *testing.T) {
 
 	ph.step("open the form", chromedp.Click(`[data-testid="new-link"]`))
 	ph.poll("form", `!!document.querySelector('[data-testid="new-session"]')`)
+	// The form offers the chosen agent's own permission modes and
+	// effort levels (Claude Code's here), and recent directories.
+	ph.step("choose the agent", chromedp.SetValue(`select[name="runtime"]`, "claude"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('select[name="runtime"]').dispatchEvent(new Event("change"))`))
+	ph.poll("the agent's choices", `(() => {
+		const shown = n => [...document.querySelectorAll('select[name="' + n + '"] optgroup:not([hidden]) option')].map(o => o.value).join(",");
+		return shown("permission_mode") === "manual,default,acceptEdits,plan,auto,dontAsk,bypassPermissions" && shown("effort") === "low,medium,high,xhigh,max";
+	})()`)
 	ph.step("fill the form",
 		chromedp.SetValue(`select[name="runtime"]`, "claude"),
 		chromedp.SetValue(`input[name="workdir"]`, agent.Cwd),
 		chromedp.SetValue(`textarea[name="prompt"]`, "hello from the phone"),
-		chromedp.SetValue(`input[name="permission_mode"]`, "default"),
-		chromedp.SetValue(`input[name="effort"]`, "high"),
+		chromedp.SetValue(`select[name="permission_mode"]`, "default"),
+		chromedp.SetValue(`select[name="effort"]`, "high"),
 		chromedp.SetValue(`input[name="name"]`, "phone-named"),
 	)
 	shot(t, ph.ctx, "hosted-new")
