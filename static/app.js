@@ -165,6 +165,72 @@
     apply();
   }
 
+  // Notifications (the settings page): subscribe this browser with
+  // paddock's VAPID key and the form's preferences, send a test, or turn
+  // them off. The request carries the page's CSRF token like htmx does.
+  function csrfHeaders() {
+    var h = { "Content-Type": "application/json" };
+    try { Object.assign(h, JSON.parse(document.body.getAttribute("hx-headers") || "{}")); } catch (e) { /* none */ }
+    return h;
+  }
+  function b64url(s) {
+    var pad = "=".repeat((4 - s.length % 4) % 4);
+    var raw = atob((s + pad).replace(/-/g, "+").replace(/_/g, "/"));
+    var out = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) { out[i] = raw.charCodeAt(i); }
+    return out;
+  }
+  function initPush() {
+    var form = document.querySelector("[data-push-form]");
+    if (!form) { return; }
+    var say = function (t) { form.querySelector("[data-push-result]").textContent = t; };
+    var ios = /iPad|iPhone|iPod/.test(navigator.userAgent) && !window.navigator.standalone;
+    var supported = "serviceWorker" in navigator && "PushManager" in window && window.isSecureContext;
+    if (ios && !supported) { document.querySelector("[data-push-ios]").hidden = false; }
+    if (!supported) {
+      form.querySelector("[data-push-enable]").disabled = true;
+      say(ios ? "Add paddock to the Home Screen first (see above)." :
+        "This browser cannot receive notifications here (it needs a trusted https page and Web Push).");
+      return;
+    }
+    function prefs() {
+      return { approvals: form.elements.approvals.checked, questions: form.elements.questions.checked,
+        hide_details: form.elements.hide_details.checked, delay_seconds: parseInt(form.elements.delay_seconds.value, 10) || 0 };
+    }
+    form.querySelector("[data-push-enable]").addEventListener("click", function () {
+      say("Asking…");
+      Notification.requestPermission().then(function (perm) {
+        if (perm !== "granted") { throw new Error("notifications are blocked for this site in the browser's settings"); }
+        return Promise.all([navigator.serviceWorker.ready, fetch("/api/v1/push/key").then(function (r) { return r.json(); })]);
+      }).then(function (got) {
+        return got[0].pushManager.getSubscription().then(function (old) {
+          return old || got[0].pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: b64url(got[1].public_key) });
+        });
+      }).then(function (sub) {
+        var body = sub.toJSON();
+        body.prefs = prefs();
+        return fetch("/api/v1/push/subscriptions", { method: "POST", headers: csrfHeaders(), body: JSON.stringify({ endpoint: body.endpoint, keys: body.keys, prefs: body.prefs }) });
+      }).then(function (r) {
+        if (!r.ok) { return r.json().then(function (e) { throw new Error(e.message || r.status); }); }
+        say("Saved: this device gets notifications.");
+        form.querySelector("[data-push-test]").disabled = false;
+        form.querySelector("[data-push-disable]").disabled = false;
+      }).catch(function (e) { say("Not turned on: " + e.message); });
+    });
+    form.querySelector("[data-push-test]").addEventListener("click", function () {
+      fetch("/api/v1/push/test", { method: "POST", headers: csrfHeaders() }).then(function (r) { return r.json(); })
+        .then(function (j) { say(j.sent ? "Sent: it should arrive in a moment." : "Not sent: turn notifications on first."); })
+        .catch(function () { say("Not sent: paddock could not be reached."); });
+    });
+    form.querySelector("[data-push-disable]").addEventListener("click", function () {
+      navigator.serviceWorker.ready.then(function (reg) { return reg.pushManager.getSubscription(); }).then(function (sub) {
+        if (!sub) { return; }
+        return fetch("/api/v1/push/subscriptions", { method: "DELETE", headers: csrfHeaders(), body: JSON.stringify({ endpoint: sub.endpoint }) })
+          .then(function () { return sub.unsubscribe(); });
+      }).then(function () { say("Turned off on this device."); }).catch(function (e) { say("Not turned off: " + e.message); });
+    });
+  }
+
   var stick = true;
   var pinned = null; // the id of the element the page opened on
   function keepPinned() {
@@ -197,6 +263,7 @@
     } else if (document.getElementById("messages")) { toBottom(); }
     initFilters();
     initAgentChoice();
+    initPush();
     countNeeds();
     // The installed app's worker (a secure page only): offline, the last
     // board seen opens, marked stale.

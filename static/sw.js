@@ -76,3 +76,47 @@ self.addEventListener("fetch", function (ev) {
   }
   ev.respondWith(fetch(req).catch(offline));
 });
+
+// A notification from paddock: an item waiting (with Approve and Deny
+// where the platform has actions), or the close of one resolved anywhere.
+self.addEventListener("push", function (ev) {
+  var m = {};
+  try { m = ev.data ? ev.data.json() : {}; } catch (e) { /* not paddock's */ }
+  if (m.type === "close") {
+    ev.waitUntil(self.registration.getNotifications({ tag: m.tag }).then(function (shown) {
+      shown.forEach(function (n) { n.close(); });
+    }));
+    return;
+  }
+  var icon = ASSETS.filter(function (u) { return /icon-192\.png$/.test(u); })[0];
+  var opts = { body: m.body || "", tag: m.tag || "paddock", renotify: true, icon: icon, badge: icon,
+    data: { url: m.url || "/", item: m.item, device: m.device, cap: m.cap } };
+  if (m.actions && m.cap) { opts.actions = m.actions; }
+  ev.waitUntil(self.registration.showNotification(m.title || "paddock", opts));
+});
+
+// A tap opens the session on the item; Approve or Deny decide it from the
+// notification (the capability is the credential: no cookie is sent), and
+// say so when paddock refuses.
+self.addEventListener("notificationclick", function (ev) {
+  var d = ev.notification.data || {};
+  ev.notification.close();
+  if ((ev.action === "allow" || ev.action === "deny") && d.cap) {
+    ev.waitUntil(fetch("/push/act", {
+      method: "POST", credentials: "omit", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ item: d.item, device: d.device, verb: ev.action, cap: d.cap })
+    }).then(function (r) { return r.ok; }, function () { return false; }).then(function (ok) {
+      if (!ok) {
+        return self.registration.showNotification("paddock", { body: "Not decided from the notification: open paddock to answer.", tag: d.item, data: { url: d.url } });
+      }
+    }));
+    return;
+  }
+  var target = new URL(d.url || "/", self.location.origin).href;
+  ev.waitUntil(self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(function (open) {
+    for (var i = 0; i < open.length; i++) {
+      if ("navigate" in open[i]) { return open[i].navigate(target).then(function (c) { return c && c.focus(); }); }
+    }
+    return self.clients.openWindow(target);
+  }));
+});

@@ -73,7 +73,7 @@ func BoardPage(p Page, b Board) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.CSRF != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<p class=\"footer\"><a href=\"/audit\" data-testid=\"audit-link\">Audit log</a></p><form class=\"footer\" method=\"post\" action=\"/logout\"><input type=\"hidden\" name=\"csrf\" value=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<p class=\"footer\"><a href=\"/settings\" data-testid=\"settings-link\">Settings</a> · <a href=\"/audit\" data-testid=\"audit-link\">Audit log</a></p><form class=\"footer\" method=\"post\" action=\"/logout\"><input type=\"hidden\" name=\"csrf\" value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -50,7 +50,6 @@ var keyBar = []struct{ Name, Text, Label string }{
 	{"Enter", "⏎", "Enter"}, {"1", "1", "1"}, {"2", "2", "2"}, {"3", "3", "3"}, {"4", "4", "4"},
 }
 
-
 func liveFlag(live bool) string {
 	if live {
 		return "1"

@@ -206,7 +206,7 @@ type Error struct {
 // comes back with an error.
 type NewSession struct {
 	Agents                                          []AgentChoice // installed agents
-	RecentDirs                                      []string // recent project directories, newest first
+	RecentDirs                                      []string      // recent project directories, newest first
 	Runtime, Workdir, Prompt, PermissionMode, Model string
 	Effort, Name, Parent                            string
 	Error                                           string

@@ -203,7 +203,7 @@ func (s *Server) approvalView(it decisions.Item) views.Approval {
 		URL: sessionURL(it.Key), Project: session.ShortProject(it.Cwd, ""), Tool: it.Tool, Reason: it.Reason,
 		DecideURL: "/approvals/" + it.ID, FreeText: it.FreeText, ExpiresISO: isoTime(it.Expires),
 		ExpiresText: relTime(s.opts.Now(), it.Expires)}
-	v.Command, v.Input = inputText(it.Input)
+	v.Command, v.Input = inputText(it)
 	for _, verb := range it.Can {
 		switch verb {
 		case decisions.VerbAllow:
@@ -252,22 +252,16 @@ func (s *Server) approvalView(it decisions.Item) views.Approval {
 
 // inputText is a tool input as the card shows it: the command or path on
 // its own line, and the whole input as indented JSON.
-func inputText(raw json.RawMessage) (command, full string) {
+func inputText(it decisions.Item) (command, full string) {
 	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
-		return "", string(raw)
-	}
-	for _, k := range []string{"command", "file_path", "path", "url", "pattern"} {
-		if v, ok := m[k].(string); ok && v != "" {
-			command = v
-			break
-		}
+	if json.Unmarshal(it.Input, &m) != nil {
+		return "", string(it.Input)
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return command, string(raw)
+		return it.Command(), string(it.Input)
 	}
-	return command, string(b)
+	return it.Command(), string(b)
 }
 
 // resolvedText says what became of an item; "" while it waits.

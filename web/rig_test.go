@@ -24,6 +24,7 @@ import (
 	"paddock/internal/catalog"
 	"paddock/internal/decisions"
 	"paddock/internal/live"
+	"paddock/internal/push"
 	"paddock/internal/store"
 )
 
@@ -39,6 +40,8 @@ type rig struct {
 	items     *decisions.Broker
 	board     *board.Board
 	certs     *certs.Manager
+	push      *push.Notifier
+	store     *store.Store
 	claudeDir string
 	// stopServer stops the web server's hub alone, as a shutdown does.
 	stopServer context.CancelFunc
@@ -83,6 +86,14 @@ func newRig(t *testing.T) *rig {
 	go r.items.Run(ctx)
 	r.board = board.New(board.Options{History: r.cat, Live: r.live, Items: r.items})
 	go r.board.Run(ctx)
+	keys, err := push.LoadKeys(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.push, err = push.New(push.Options{Keys: keys, Store: st, Items: r.items}); err != nil {
+		t.Fatal(err)
+	}
+	r.store = st
 	r.certs, err = certs.Load(certs.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +109,7 @@ func newRig(t *testing.T) *rig {
 		AllowedHosts: func() []string { return []string{"127.0.0.1", "localhost", "::1", "paddock.test"} },
 		HTTPSPort:    7443,
 		Approvals:    r.items,
+		Push:         r.push,
 		Audit:        st,
 	})
 	if err != nil {

@@ -27,12 +27,19 @@ func (s *Server) newHTTPS() *echo.Echo {
 	e.GET("/sw.js", s.serviceWorker)
 	e.GET("/favicon.ico", s.favicon)
 	e.GET("/api/v1/health", s.apiHealth)
+	// A notification's action: its capability is the credential.
+	e.POST("/push/act", s.pushAct)
 
 	// Paired devices and tokens only.
 	a := e.Group("", requireAuth)
 	a.GET("/", s.boardPage)
 	a.GET("/board/more", s.boardMore)
 	a.GET("/inbox", s.inboxPage)
+	a.GET("/settings", s.settingsPage)
+	a.GET("/api/v1/push/key", s.apiPushKey)
+	a.POST("/api/v1/push/subscriptions", s.apiPushSubscribe)
+	a.DELETE("/api/v1/push/subscriptions", s.apiPushUnsubscribe)
+	a.POST("/api/v1/push/test", s.apiPushTest)
 	a.GET("/s/:runtime/:id", s.sessionPage)
 	a.GET("/s/:runtime/:id/messages", s.olderMessages)
 	a.GET("/s/:runtime/:id/agents/:agent", s.subagentPage)

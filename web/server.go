@@ -34,6 +34,8 @@ type Options struct {
 	// Approvals are the prompts and questions answered from the phone;
 	// nil: none are.
 	Approvals Approvals
+	// Push sends Web Push notifications; nil: none are offered.
+	Push Push
 	// Audit reads the audit log; nil: no audit page.
 	Audit   AuditReader
 	Auth    *auth.Service

@@ -37,6 +37,7 @@ import (
 	"paddock/internal/live"
 	"paddock/internal/markdown"
 	"paddock/internal/procscan"
+	"paddock/internal/push"
 	"paddock/internal/tmux"
 	"paddock/web"
 )
@@ -65,6 +66,7 @@ type App struct {
 	catalog  *catalog.Catalog
 	live     *live.Service
 	items    *decisions.Broker
+	push     *push.Notifier
 	decider  *hold.Service
 	hosting  *hosted.Manager // nil when tmux is missing
 	terms    *tmux.Server
@@ -167,12 +169,21 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 
 	a.sessions = board.New(board.Options{History: a.catalog, Live: a.live, Items: a.items, CanHost: a.hosting != nil,
 		Links: links, Logger: log.With("component", "board")})
+	keys, err := push.LoadKeys(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if a.push, err = push.New(push.Options{Keys: keys, Store: a.data.Store, Items: a.items, Label: agents.Label,
+		Log: log.With("component", "push")}); err != nil {
+		return nil, err
+	}
 	cm := a.certs
 	if a.web, err = web.New(web.Options{
 		Agents:       agents,
 		Board:        a.sessions,
 		Hosting:      hosting,
 		Approvals:    a.items,
+		Push:         a.push,
 		Audit:        a.data.Store,
 		Auth:         a.data.Auth,
 		CSRFKey:      csrfKey,
@@ -252,6 +263,7 @@ func (a *App) Run(ctx context.Context) error {
 		part("hosted screen dialogs", func(ctx context.Context) error { return h.WatchScreens(ctx, a.items, hosted.DefaultScreenEvery) })
 	}
 	part("board", a.sessions.Run)
+	part("push notifications", a.push.Run)
 	part("websocket hub", a.web.Run)
 	part("certificates", func(ctx context.Context) error { refreshCerts(ctx, a.certs, a.log); return nil })
 

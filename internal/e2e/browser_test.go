@@ -734,15 +734,20 @@ func writeLongTranscript(t *testing.T, dir, id string, n int) {
 	}
 }
 
-// phoneCheck lists what a page does wrong on a phone: sideways scroll, and
+// phoneCheck lists what a page does wrong on a phone: sideways scroll,
 // any visible control smaller than a 44 × 44 px tap target (a radio or
 // check box counts as its label, which is what a finger taps; links inside
-// rendered message text are prose, not controls).
+// rendered message text are prose, not controls), and a radio or check
+// box blown up to a text field's size.
 const phoneCheck = `(() => {
 	const bad = [];
 	if (document.documentElement.scrollWidth > window.innerWidth + 1) bad.push("scrolls sideways: " + document.documentElement.scrollWidth + " > " + window.innerWidth);
 	for (const el of document.querySelectorAll('a[href], button, select, textarea, summary, input:not([type=hidden])')) {
 		if (el.closest('.msg .md, [hidden]') || el.offsetParent === null) continue;
+		if (el.matches('input[type=radio], input[type=checkbox]')) {
+			const b = el.getBoundingClientRect();
+			if (b.width > 32 || b.height > 32) bad.push("a " + el.type + " drawn " + Math.round(b.width) + "x" + Math.round(b.height));
+		}
 		const t = (el.matches('input[type=radio], input[type=checkbox]') && el.closest('label')) || el;
 		const r = t.getBoundingClientRect();
 		if (r.width < 44 - 0.5 || r.height < 44 - 0.5) bad.push((el.getAttribute('data-testid') || el.tagName.toLowerCase()) + " '" + (el.textContent || el.name || "").trim().slice(0, 30) + "' " + Math.round(r.width) + "x" + Math.round(r.height));
@@ -801,6 +806,10 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	ph.step("audit", chromedp.Navigate(base+"/audit"))
 	ph.poll("audit", `document.readyState === "complete"`)
 	ph.checkPhone("audit")
+	ph.step("settings", chromedp.Navigate(base+"/settings"))
+	ph.poll("settings", `!!document.querySelector('[data-testid="push-settings"]') && document.querySelector('[data-testid="push-status"]').textContent.includes("no notifications yet")`)
+	ph.checkPhone("settings")
+	shot(t, ph.ctx, "settings")
 }
 
 // The theme follows the phone's light or dark setting until the user

@@ -129,7 +129,14 @@ func (s *Store) ListDevices(ctx context.Context) ([]Device, error) {
 // revoked device is a no-op that keeps the first revocation time; an unknown
 // id is ErrNotFound.
 func (s *Store) RevokeDevice(ctx context.Context, id string, at time.Time) error {
-	return revoke(ctx, s.db, "devices", id, at)
+	if err := revoke(ctx, s.db, "devices", id, at); err != nil {
+		return err
+	}
+	// A revoked device gets no more notifications.
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM push_subscriptions WHERE device_id = ?`, id); err != nil {
+		return fmt.Errorf("store: revoke device's push subscriptions: %w", err)
+	}
+	return nil
 }
 
 // revoke is shared by devices and api_tokens; table is always a constant
