@@ -219,7 +219,21 @@ func (s *Service) desk(ctx context.Context, ev hookstate.Event, payload []byte) 
 		if ev.AgentID != "" {
 			return // a subagent's end says nothing of the main agent's prompts
 		}
-		got = s.o.Broker.ReleaseSession(ctx, ev.Key(), "", decisions.Desk, "desk")
+		if ev.Time.IsZero() {
+			got = s.o.Broker.ReleaseSession(ctx, ev.Key(), "", decisions.Desk, "desk")
+			break
+		}
+		// Hooks of one session travel as separate requests and may arrive
+		// out of order: a prompt, stop or end releases only what was asked
+		// before the agent fired it, never the next turn's prompt that
+		// happened to arrive first.
+		for _, it := range s.o.Broker.List(decisions.Filter{Key: ev.Key(), PendingOnly: true}) {
+			if it.Created.Before(ev.Time) {
+				if it, ok := s.o.Broker.Release(ctx, it.ID, decisions.Desk, "desk"); ok {
+					got = append(got, it)
+				}
+			}
+		}
 	default:
 		return
 	}

@@ -218,6 +218,15 @@ func TestDeskReleases(t *testing.T) {
 		e, _ := decode("claude", "Stop", b)
 		return e, b
 	}
+	// A prompt fired at a time, as the relay stamps it.
+	prompt := func(at time.Time) func() (hookstate.Event, []byte) {
+		return func() (hookstate.Event, []byte) {
+			b, _ := json.Marshal(map[string]any{"session_id": ev.SessionID, "hook_event_name": "UserPromptSubmit", "prompt": "next"})
+			e, _ := decode("claude", "UserPromptSubmit", b)
+			e.Time = at
+			return e, b
+		}
+	}
 	for _, tc := range []struct {
 		name    string
 		event   func() (hookstate.Event, []byte)
@@ -227,6 +236,10 @@ func TestDeskReleases(t *testing.T) {
 		{"another command ran beside it", func() (hookstate.Event, []byte) { return post("Bash", json.RawMessage(`{"command":"ls"}`)) }, false},
 		{"a Read finished beside it", func() (hookstate.Event, []byte) { return post("Read", json.RawMessage(`{"file_path":"/x"}`)) }, false},
 		{"the turn ended", func() (hookstate.Event, []byte) { return stop("") }, true},
+		{"a prompt fired after the ask", prompt(time.Now().Add(time.Minute)), true},
+		// Hooks arrive out of order: the prompt that started this turn,
+		// arriving after the turn's own ask, releases nothing.
+		{"a prompt fired before the ask, arriving late", prompt(time.Now().Add(-time.Minute)), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := decisions.New(decisions.Options{})
