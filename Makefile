@@ -32,7 +32,10 @@ e2e-deps:
 ## make e2e-deps) in a throw-away HOME, until Ctrl-C; flags in ARGS, e.g.
 ## make demo ARGS="--addr :8443 --http-addr :8080" next to a real paddock
 demo:
-	GO=$(GO) $(GO) run ./cmd/paddock-demo $(ARGS)
+	$(GO) build -o bin/paddock-demo ./cmd/paddock-demo
+	@# exec: the demo is make's recipe process itself, so Ctrl-C reaches it
+	@# alone and its clean stop is the recipe's exit status.
+	exec env GO=$(GO) ./bin/paddock-demo $(ARGS)
 
 ## icons: re-draw the app's PNG icons from static/icon.svg and
 ## static/icons/icon-maskable.svg with Debian's chromium; commit the result

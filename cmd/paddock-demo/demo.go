@@ -100,6 +100,10 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 	// Set paddock's own environment before the hooks, so that the relay
 	// the agents run finds the same data dir.
 	env = append(env, "PADDOCK_HOME="+d.data)
+	// paddock starts agents too (+ New session, Resume): they inherit its
+	// environment, so it gets the agents' own (their mock model's address
+	// and keys) and their CLIs on its PATH.
+	serveEnv := withAgents(env, sessions)
 
 	// paddock's hooks, so its live state shows too; the relay must work,
 	// or Claude would read a failing hook as "block this prompt". Installed
@@ -114,7 +118,13 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 	if cfg.HookAddr != "" {
 		args = append(args, "--hook-addr", cfg.HookAddr)
 	}
-	if d.serve, err = startServe(ctx, bin, args, env, stdout, filepath.Join(root, "paddock.log")); err != nil {
+	// paddock's banner (its addresses, the pairing QR and link) is held
+	// back until the sessions are on the board: a phone paired from it
+	// finds them there, and the one-time link is not spent on an empty
+	// board scrolled away by the set-up's messages.
+	banner := &heldWriter{}
+	defer banner.release(stdout)
+	if d.serve, err = startServe(ctx, bin, args, serveEnv, banner, filepath.Join(root, "paddock.log")); err != nil {
 		return err
 	}
 
@@ -126,11 +136,12 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 			return s.err
 		}
 	}
-	fmt.Fprintf(stderr, "paddock-demo: starting %d agent sessions…\n", len(sessions))
+	fmt.Fprintf(stderr, "paddock-demo: paddock is up; starting %d agent sessions (the pairing link follows once they are on the board)…\n", len(sessions))
 	d.play(ctx, sessions)
 	if ctx.Err() != nil {
 		return nil
 	}
+	banner.release(stdout)
 	d.summary(stdout, sessions, time.Since(begin))
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "\npaddock-demo: stopping…")
@@ -236,9 +247,69 @@ func (d *demo) close() error {
 	return errors.Join(errs...)
 }
 
+// withAgents is env plus every set-up agent's variables (the first one's
+// value where two differ) and their CLIs' directories first on PATH.
+func withAgents(env []string, sessions []*started) []string {
+	out := slices.Clone(env)
+	have := map[string]bool{}
+	path := ""
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		have[k] = true
+		if k == "PATH" {
+			path = v
+		}
+	}
+	var dirs []string
+	for _, s := range sessions {
+		if d := filepath.Dir(s.setup.Argv[0]); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+		for _, kv := range s.setup.Env {
+			k, _, _ := strings.Cut(kv, "=")
+			if !have[k] && k != "PATH" && k != "HOME" {
+				have[k] = true
+				out = append(out, kv)
+			}
+		}
+	}
+	out = slices.DeleteFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "PATH=") })
+	if path != "" { // an empty entry would put the working directory on PATH
+		dirs = append(dirs, path)
+	}
+	return append(out, "PATH="+strings.Join(dirs, string(os.PathListSeparator)))
+}
+
 func username() string {
 	if u, err := user.Current(); err == nil {
 		return u.Username
 	}
 	return "paddock"
+}
+
+// heldWriter holds paddock's banner while the sessions start (its reader
+// goroutine writes) and, once released, writes through.
+type heldWriter struct {
+	mu   sync.Mutex
+	held strings.Builder
+	to   io.Writer // nil while held
+}
+
+func (h *heldWriter) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.to != nil {
+		return h.to.Write(p)
+	}
+	return h.held.Write(p)
+}
+
+// release writes what was held to w, and everything after it too.
+func (h *heldWriter) release(w io.Writer) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.to == nil {
+		_, _ = io.WriteString(w, h.held.String())
+		h.to = w
+	}
 }

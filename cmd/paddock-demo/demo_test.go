@@ -203,3 +203,24 @@ func TestCloseStopsEverything(t *testing.T) {
 		t.Errorf("a second close: %v", err)
 	}
 }
+
+// paddock's environment in the demo lets it start the demo's agents: their
+// variables join (the first value kept where two differ) and their CLIs
+// come first on PATH, with no empty PATH entry.
+func TestWithAgents(t *testing.T) {
+	mk := func(argv0 string, env ...string) *started {
+		return &started{setup: &agentenv.Setup{Argv: []string{argv0}, Env: env}}
+	}
+	got := withAgents([]string{"HOME=/h", "PATH=/usr/bin"}, []*started{
+		mk("/agents/a/bin/claude", "ANTHROPIC_BASE_URL=http://mock", "MOCK_API_KEY=one", "HOME=/other", "PATH=/x"),
+		mk("/agents/b/bin/codex", "OPENAI_BASE_URL=http://mock/v1", "MOCK_API_KEY=two"),
+		mk("/agents/a/bin/pi"),
+	})
+	want := []string{"HOME=/h", "ANTHROPIC_BASE_URL=http://mock", "MOCK_API_KEY=one", "OPENAI_BASE_URL=http://mock/v1", "PATH=/agents/a/bin:/agents/b/bin:/usr/bin"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("env %q, want %q", got, want)
+	}
+	if got := withAgents([]string{"HOME=/h"}, []*started{mk("/a/claude")}); got[len(got)-1] != "PATH=/a" {
+		t.Fatalf("without a PATH: %q", got)
+	}
+}
