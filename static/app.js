@@ -90,17 +90,20 @@
   }
 
   // The board's filters are the page's address (the server filters and
-  // pages): a change loads the board they name.
+  // pages): a change loads the board they name. Delegated: the form comes
+  // again with every whole board the websocket sends.
   function initFilters() {
-    var f = document.querySelector("[data-filters]");
-    if (!f) { return; }
-    f.addEventListener("change", function () {
+    document.addEventListener("change", function (ev) {
+      var f = ev.target && ev.target.closest && ev.target.closest("[data-filters]");
+      if (!f) { return; }
       var p = new URLSearchParams();
       ["agent", "project", "live"].forEach(function (n) { if (f.elements[n].value) { p.set(n, f.elements[n].value); } });
       var q = p.toString();
       location.assign(location.pathname + (q ? "?" + q : ""));
+    }, true);
+    document.addEventListener("submit", function (ev) {
+      if (ev.target && ev.target.matches && ev.target.matches("[data-filters]")) { ev.preventDefault(); }
     });
-    f.addEventListener("submit", function (ev) { ev.preventDefault(); });
   }
 
   // Cards the websocket moved or added arrive in the board's inbox, each

@@ -29,6 +29,7 @@ type boardShown struct {
 // boardFrame is the board's first page under one filter, rendered once per
 // broadcast for every viewer with that filter.
 type boardFrame struct {
+	s     *Server
 	b     views.Board
 	whole bool
 	ids   []string
@@ -78,7 +79,7 @@ func (fs *boardFrames) frame(ctx context.Context, f views.BoardFilter) (*boardFr
 	if err != nil {
 		return nil, err
 	}
-	fr := &boardFrame{b: b, whole: !b.Loaded || len(b.Cards) == 0, cards: map[string][]byte{}, views: map[string]views.Card{}}
+	fr := &boardFrame{s: fs.h.s, b: b, whole: !b.Loaded || len(b.Cards) == 0, cards: map[string][]byte{}, views: map[string]views.Card{}}
 	for _, c := range b.Cards {
 		r, ok := fs.h.cards[c.DOMID]
 		if !ok || r.v != c {
@@ -103,10 +104,15 @@ func (fs *boardFrames) frame(ctx context.Context, f views.BoardFilter) (*boardFr
 	return fr, nil
 }
 
-// fullBoard is the whole board, as a snapshot sends it.
+// fullBoard is the whole board, as a snapshot sends it, with its filters'
+// choices (worked out only here: a change sent card by card needs none).
 func (fr *boardFrame) fullBoard(ctx context.Context) ([]byte, error) {
 	if fr.full == nil {
-		b, err := renderBytes(ctx, views.BoardList(fr.b, true))
+		v := fr.b
+		if v.Loaded {
+			v.Agents, v.Projects = fr.s.filterOptions(v.Filter)
+		}
+		b, err := renderBytes(ctx, views.BoardList(v, true))
 		if err != nil {
 			return nil, err
 		}

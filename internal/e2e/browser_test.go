@@ -502,15 +502,18 @@ func TestBrowserAllAgents(t *testing.T) {
 
 	// Filter by agent: the board holds only Codex cards; the choice is in
 	// the address, and the server filtered (nothing is merely hidden).
-	ph.step("filter codex", chromedp.SetValue(`[data-testid="filter-agent"]`, "codex"),
-		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-filters]').dispatchEvent(new Event("change"))`))
+	// A choice is a change event, which loads the board it names.
+	choose := func(js string) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](`(() => { const f = document.querySelector('[data-filters]'); ` + js +
+			`; f.querySelector('select').dispatchEvent(new Event("change", {bubbles: true})); })()`)
+	}
+	ph.step("filter codex", choose(`f.elements.agent.value = "codex"`))
 	ph.poll("only codex", `(() => { const v = [...document.querySelectorAll('#board > [data-testid="card"]')];
 		return v.length > 0 && v.every(c => c.dataset.runtime === "codex" && !c.hidden) && location.search === "?agent=codex" &&
 			document.querySelector('[data-testid="filter-agent"]').value === "codex"; })()`)
 	shot(t, ph.ctx, "filter-codex")
 	// Live only: none of the recordings runs now.
-	ph.step("filter live", chromedp.SetValue(`[data-testid="filter-agent"]`, ""), chromedp.SetValue(`[data-testid="filter-live"]`, "1"),
-		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-filters]').dispatchEvent(new Event("change"))`))
+	ph.step("filter live", choose(`f.elements.agent.value = ""; f.elements.live.value = "1"`))
 	ph.poll("nothing live", `location.search === "?live=1" && document.querySelectorAll('#board > [data-testid="card"]').length === 0 &&
 		document.querySelector('[data-testid="empty"]')?.textContent.includes("matches")`)
 	// The filter survives a reload (it is in the address), and the
