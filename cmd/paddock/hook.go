@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"paddock/internal/agent/registry"
@@ -89,6 +91,22 @@ func offerHookInstall(w io.Writer, cfg config.Config, getenv func(string) string
 	}
 	if agents {
 		fmt.Fprintln(w, "No agent calls paddock's hooks yet, so sessions started outside paddock show no live state.")
-		fmt.Fprintln(w, "Add them with: paddock hooks install   (see the changes first: paddock hooks install --dry-run)")
+		name := invokedAs(os.Args[0], bin)
+		fmt.Fprintf(w, "Add them with: %s hooks install   (see the changes first: %s hooks install --dry-run)\n", name, name)
 	}
+}
+
+// invokedAs is how the user can run this binary again: the path they used
+// (./bin/paddock after make run) when it has one, "paddock" when it was
+// found on PATH, else its absolute path.
+func invokedAs(arg0, executable string) string {
+	if strings.ContainsRune(arg0, os.PathSeparator) {
+		return arg0
+	}
+	if p, err := exec.LookPath(arg0); err == nil {
+		if abs, err := filepath.Abs(p); err == nil && abs == executable {
+			return arg0
+		}
+	}
+	return executable
 }

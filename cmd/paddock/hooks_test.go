@@ -248,7 +248,7 @@ func TestOfferHookInstall(t *testing.T) {
 	cfg, _ := config.Default(e.get)
 	var b bytes.Buffer
 	offerHookInstall(&b, cfg, e.get)
-	if !strings.Contains(b.String(), "paddock hooks install") || !strings.Contains(b.String(), "--dry-run") {
+	if !strings.Contains(b.String(), os.Args[0]+" hooks install") || !strings.Contains(b.String(), "--dry-run") {
 		t.Fatalf("no offer: %q", b.String())
 	}
 	// no agent at all: nothing to offer
@@ -258,5 +258,26 @@ func TestOfferHookInstall(t *testing.T) {
 	offerHookInstall(&b, cfg, e.get)
 	if b.Len() != 0 {
 		t.Fatalf("offer without agents: %q", b.String())
+	}
+}
+
+// The advice names the binary the way the user can run it again: the
+// path they typed (./bin/paddock after make run), the bare name only when
+// PATH finds this very binary.
+func TestInvokedAs(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "paddock")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	for _, tc := range []struct{ arg0, exe, want string }{
+		{"./bin/paddock", "/repo/bin/paddock", "./bin/paddock"},
+		{"paddock", bin, "paddock"},
+		{"paddock", "/elsewhere/paddock", "/elsewhere/paddock"},
+	} {
+		if got := invokedAs(tc.arg0, tc.exe); got != tc.want {
+			t.Errorf("invokedAs(%q, %q) = %q, want %q", tc.arg0, tc.exe, got, tc.want)
+		}
 	}
 }
