@@ -257,11 +257,7 @@ func inputText(it decisions.Item) (command, full string) {
 	if json.Unmarshal(it.Input, &m) != nil {
 		return "", string(it.Input)
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return it.Command(), string(it.Input)
-	}
-	return it.Command(), string(b)
+	return it.Command(), indentJSON(m, string(it.Input))
 }
 
 // resolvedText says what became of an item; "" while it waits.

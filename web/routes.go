@@ -42,6 +42,7 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.POST("/api/v1/push/test", s.apiPushTest)
 	a.GET("/s/:runtime/:id", s.sessionPage)
 	a.GET("/s/:runtime/:id/messages", s.olderMessages)
+	a.GET("/s/:runtime/:id/activity", s.sessionActivity)
 	a.GET("/s/:runtime/:id/agents/:agent", s.subagentPage)
 	a.GET("/ws", s.websocket)
 	a.GET("/new", s.newSessionPage)

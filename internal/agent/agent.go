@@ -117,6 +117,19 @@ type UI struct {
 	// AllowLabel names the Allow button where allowing does something
 	// else than approve; Allowed says what became of an allowed item.
 	AllowLabel, Allowed string
+	// Edit reads a tool call that changes a file (its tool name and input
+	// as the history holds them), for the session page to show as a diff;
+	// nil or false: shown as its input.
+	Edit func(tool, input string) (FileEdit, bool)
+}
+
+// FileEdit is what a tool call changes in a file: Old and New text (the
+// page diffs them; both "" is no change), or a Patch the agent wrote
+// itself in a diff-like form.
+type FileEdit struct {
+	File     string
+	Old, New []string // one entry per edit: MultiEdit makes several
+	Patch    string
 }
 
 // HoldFlag is a serve flag setting how long an agent's decisions wait for

@@ -802,7 +802,17 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	held()
 	ph.step("ended session", chromedp.Navigate(base+"/s/claude/1e6fec4f-a6cb-42e2-ad9e-c92c9d1309d2"))
 	ph.poll("ended session", `!!document.querySelector('[data-testid="message"]')`)
+	ph.step("open its activity", chromedp.Click(`[data-testid="activity"] summary`))
+	ph.poll("activity loaded", `!!document.querySelector('[data-testid="activity-list"], [data-testid="activity-empty"]')`)
 	ph.checkPhone("ended-session")
+	// A recorded session that ran a shell command: the call, its output.
+	ph.step("a session with a tool call", chromedp.Navigate(base+"/s/claude/14d07547-4535-40bc-9800-7f7c499cfab7"))
+	ph.step("open that activity", chromedp.Click(`[data-testid="activity"] summary`))
+	ph.poll("the command and its output", `[...document.querySelectorAll('[data-testid="activity-item"]')].some(i => i.querySelector('.tool')?.textContent === "Bash" &&
+		!!i.querySelector('[data-testid="tool-output"]'))`)
+	ph.step("open the call", chromedp.Click(`[data-testid="activity-item"] summary`))
+	ph.checkPhone("activity")
+	shot(t, ph.ctx, "session-activity")
 	ph.step("new session", chromedp.Navigate(base+"/new"))
 	ph.poll("new session", `!!document.querySelector('[data-testid="new-session"]')`)
 	ph.checkPhone("new")

@@ -28,7 +28,7 @@ func Agent() agent.Agent {
 		HookRules: hookstate.Rules{ConnectingTimesOut: true, InferPermissions: true},
 		Decisions: policy(),
 		Install:   install(),
-		UI:        agent.UI{Busy: "The agent is working: Claude Code queues what you send now and reads it in at its next step."},
+		UI:        agent.UI{Busy: "The agent is working: Claude Code queues what you send now and reads it in at its next step.", Edit: edit},
 		Screen:    dialogs(),
 		Launch:    Launch(),
 		Process:   process(),

@@ -29,6 +29,7 @@ func Agent() agent.Agent {
 			ApprovalNote: func(until string) string {
 				return "Codex shows its own prompt only after paddock answers or the hold ends (" + until + ")."
 			},
+			Edit: edit,
 		},
 		Launch:  Launch(),
 		Process: process(),
