@@ -182,7 +182,9 @@ func BenchmarkHookToFrame(b *testing.B) {
 
 // BenchmarkHookBurst posts 50 sessions × 20 events/s for 30 s straight to
 // the hook listener (as Claude's http hooks do: no process per event)
-// while 20 boards are open (PADDOCK_BENCH_BOARDS=100 for the full scale), and checks that none is lost: every post
+// while 20 boards are open (PADDOCK_BENCH_BOARDS=100 for the full scale),
+// times a probe session's prompts from post to frame at every board
+// meanwhile, and checks that none is lost: every post
 // answered 204, and serve's own counters at shutdown say every event was
 // accepted and applied. Run with -benchtime=1x (it always runs 30 s).
 func BenchmarkHookBurst(b *testing.B) {
@@ -231,7 +233,37 @@ func BenchmarkHookBurst(b *testing.B) {
 				}
 			})
 		}
+		// Meanwhile a probe session's prompt every 100 ms, timed from its
+		// post to the frame carrying it at the last of the boards: the
+		// event-to-frame latency under the burst.
+		var lat []time.Duration
+		probeDone := make(chan struct{})
+		go func() {
+			defer close(probeDone)
+			for n := 0; time.Since(start) < time.Duration(seconds)*time.Second-time.Second; n++ {
+				body := fmt.Sprintf(`{"session_id":"burst-probe","hook_event_name":"UserPromptSubmit","cwd":%q,"prompt":"benchmark-prompt-%d"}`, home, n)
+				req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+				req.Header.Set(hookchannel.SecretHeader, secret)
+				req.Header.Set("Content-Type", "application/json")
+				sent.Add(1)
+				at := time.Now()
+				resp, err := client.Do(req)
+				if err == nil {
+					if resp.StatusCode == http.StatusNoContent {
+						ok.Add(1)
+					}
+					resp.Body.Close()
+				}
+				if got, seen := boards.waitAll(n, 5*time.Second); seen {
+					lat = append(lat, got.Sub(at))
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}()
 		wg.Wait()
+		<-probeDone
+		reportPercentiles(b, "event-to-frame", lat)
+		b.ReportMetric(float64(len(lat)), "probes")
 		b.ReportMetric(float64(sent.Load())/time.Since(start).Seconds(), "events/s")
 		if lost := sent.Load() - ok.Load(); lost != 0 {
 			b.Fatalf("%d of %d events not accepted", lost, sent.Load())
