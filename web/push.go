@@ -157,5 +157,9 @@ func (s *Server) settingsPage(c *echo.Context) error {
 		}
 		v.Subscribed, v.Approvals, v.Questions, v.HideDetails, v.Delay = ok, prefs.Approvals, prefs.Questions, prefs.HideDetails, prefs.DelaySeconds
 	}
+	var err error
+	if v.Devices, err = s.deviceViews(c); err != nil {
+		return err
+	}
 	return s.render(c, http.StatusOK, views.SettingsPage(s.page(c, "Settings"), v))
 }

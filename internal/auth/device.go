@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"paddock/internal/store"
 )
@@ -82,4 +84,26 @@ func validID(id string) bool {
 		}
 	}
 	return true
+}
+
+// MaxDeviceName bounds a device's name.
+const MaxDeviceName = 60
+
+// ErrBadName is a device name that is empty or too long.
+var ErrBadName = errors.New("auth: a device's name is 1 to 60 characters")
+
+// RenameDevice gives a paired device a name of the user's (audited).
+func (s *Service) RenameDevice(ctx context.Context, id, name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" || utf8.RuneCountInString(name) > MaxDeviceName || strings.ContainsAny(name, "\n\r\t") {
+		return ErrBadName
+	}
+	if !validID(id) {
+		return ErrNotFound
+	}
+	if err := s.store.RenameDevice(ctx, id, name); err != nil {
+		return mapStoreErr("rename device", err)
+	}
+	s.audit(ctx, s.now(), actorFrom(ctx), "device.rename", "device="+id)
+	return nil
 }

@@ -184,3 +184,18 @@ func scanDevice(r scanner) (Device, error) {
 	d.RevokedAt = fromNullMS(revoked)
 	return d, nil
 }
+
+// RenameDevice names a paired device; ErrNotFound for an unknown or
+// revoked one.
+func (s *Store) RenameDevice(ctx context.Context, id, name string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE devices SET name = ? WHERE id = ? AND revoked_at IS NULL`, name, id)
+	if err != nil {
+		return fmt.Errorf("store: rename device: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: rename device: %w", err)
+	} else if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
