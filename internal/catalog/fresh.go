@@ -19,7 +19,10 @@ import (
 //     limit, is disabled, or the directory is new), so events may be lost;
 //   - its agent processes changed (a process start or exit changes
 //     liveness, and Claude's live registry outlives its processes);
-//   - the sessions it must keep changed;
+//   - the sessions it must keep changed, or one of them was not in its
+//     last scan (for up to keepMissingFor: a session whose agent runs but
+//     has not written it yet, or writes it in a directory created after
+//     the watches were set, such as a new Kimi session's folder);
 //   - its last scan failed, or never happened;
 //   - fullEvery passed since its last scan: the backstop for what no event
 //     reports (a history file an agent appends to in a directory only the
@@ -48,7 +51,16 @@ type runtimeFresh struct {
 	procsOK  bool      // the fingerprint was known
 	keep     string    // keep list it was given
 	lastFail bool      // the last scan failed
+	// missingSince is when a scan first missed a session of its keep
+	// list (zero: none missing).
+	missingSince time.Time
 }
+
+// keepMissingFor bounds how long a runtime is rescanned every sweep for a
+// running session its history does not list: after that, the fullEvery
+// backstop (a session that is never written, such as a hook-only one,
+// costs a scan a sweep for no longer than this).
+const keepMissingFor = 2 * time.Minute
 
 // racyWindow: a change reported this shortly before a scan began may not
 // have been visible to it. SQLite appends a commit to the -wal file before
@@ -130,20 +142,28 @@ func (f *freshness) due(procs map[string]uint64, procsOK bool, runtimes []string
 			r.seenGen != r.gen ||
 			!r.procsOK || !procsOK || r.procs != m.procs ||
 			r.keep != m.keep ||
+			!r.missingSince.IsZero() && now.Sub(r.missingSince) < keepMissingFor ||
 			now.Sub(r.at) >= f.every
 	}
 	return due, marks
 }
 
-// mark records runtime i's scan, begun with m: ok is whether it succeeded.
+// mark records runtime i's scan, begun with m: ok is whether it succeeded,
+// missing whether a session of its keep list was not in it.
 // An event shortly before the scan began keeps the runtime due (racyWindow).
-func (f *freshness) mark(i int, m scanMark, ok bool) {
+func (f *freshness) mark(i int, m scanMark, ok, missing bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r := &f.rts[i]
 	if !ok {
 		r.lastFail = true
 		return
+	}
+	switch {
+	case !missing:
+		r.missingSince = time.Time{}
+	case r.missingSince.IsZero() || r.keep != m.keep:
+		r.missingSince = m.at // a new keep list: its sessions get the full time
 	}
 	seen := m.gen
 	if !r.lastEvent.IsZero() && m.at.Sub(r.lastEvent) < f.racy {

@@ -57,7 +57,7 @@ func TestFreshnessDue(t *testing.T) {
 		{"a minute since its scan", func(_ *freshness, clk *clock) { clk.advance(time.Minute) }, procs, true, "k", true},
 		{"last scan failed", func(f *freshness, clk *clock) {
 			_, m := f.due(procs, true, names, []string{"k"})
-			f.mark(0, m[0], false)
+			f.mark(0, m[0], false, false)
 		}, procs, true, "k", true},
 	}
 	for _, tt := range tests {
@@ -69,7 +69,7 @@ func TestFreshnessDue(t *testing.T) {
 				t.Fatal("a runtime never scanned is not due")
 			}
 			_, m := f.due(procs, true, names, []string{"k"})
-			f.mark(0, m[0], true)
+			f.mark(0, m[0], true, false)
 			clk.advance(10 * time.Second)
 			tt.setup(f, clk)
 			due, _ := f.due(tt.procs, tt.procsOK, names, []string{tt.keep})
@@ -89,7 +89,7 @@ func TestFreshnessRacyEvent(t *testing.T) {
 	f := newFreshness(1, time.Minute, clk.now)
 	f.watching(true, []bool{true})
 	_, m := f.due(nil, true, names, keep)
-	f.mark(0, m[0], true)
+	f.mark(0, m[0], true, false)
 
 	f.touch(0)
 	clk.advance(100 * time.Millisecond) // the debounce
@@ -97,16 +97,53 @@ func TestFreshnessRacyEvent(t *testing.T) {
 	if !due[0] {
 		t.Fatal("not due after an event")
 	}
-	f.mark(0, m[0], true)
+	f.mark(0, m[0], true, false)
 	clk.advance(5 * time.Second) // the next sweep
 	due, m = f.due(nil, true, names, keep)
 	if !due[0] {
 		t.Fatal("a scan begun 100 ms after the event counted as having seen it")
 	}
-	f.mark(0, m[0], true)
+	f.mark(0, m[0], true, false)
 	clk.advance(5 * time.Second)
 	if due, _ = f.due(nil, true, names, keep); due[0] {
 		t.Fatal("still due after a scan begun 5 s after the event")
+	}
+}
+
+// A running session its history does not list yet keeps the runtime due
+// every sweep (its agent may write it where no watch reports it), for at
+// most keepMissingFor; once listed, the runtime rests again.
+func TestFreshnessMissingKeptSession(t *testing.T) {
+	names, keep := []string{"a"}, []string{keepKey([]string{"s1"})}
+	clk := newClock()
+	f := newFreshness(1, time.Hour, clk.now)
+	f.watching(true, []bool{true})
+	_, m := f.due(nil, true, names, keep)
+	f.mark(0, m[0], true, true) // s1 runs, not written yet
+	for range 3 {
+		clk.advance(3 * time.Second)
+		due, m := f.due(nil, true, names, keep)
+		if !due[0] {
+			t.Fatal("not due while a running session is missing")
+		}
+		f.mark(0, m[0], true, true)
+	}
+	_, m = f.due(nil, true, names, keep)
+	f.mark(0, m[0], true, false) // listed now
+	clk.advance(3 * time.Second)
+	if due, _ := f.due(nil, true, names, keep); due[0] {
+		t.Fatal("still due once the session is listed")
+	}
+	// A session that never shows stops costing a scan a sweep.
+	keep = []string{keepKey([]string{"s2"})}
+	_, m = f.due(nil, true, names, keep)
+	f.mark(0, m[0], true, true)
+	clk.advance(keepMissingFor + time.Second)
+	_, m = f.due(nil, true, names, keep)
+	f.mark(0, m[0], true, true)
+	clk.advance(3 * time.Second)
+	if due, _ := f.due(nil, true, names, keep); due[0] {
+		t.Fatalf("still due %s after the session went missing", keepMissingFor)
 	}
 }
 

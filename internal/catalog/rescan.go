@@ -18,6 +18,10 @@ type scanResult struct {
 	err     error
 	skipped bool
 	mark    scanMark // what the scan began with, recorded once it is applied
+	// missing: a session the runtime must keep (one running now) is not
+	// in infos yet — its agent has not written it, or wrote it where no
+	// watch reports it (see freshness).
+	missing bool
 }
 
 // Rescan scans every runtime now, updates the list and publishes one Change
@@ -54,7 +58,7 @@ func (c *Catalog) refresh(ctx context.Context, all bool) (scanned bool) {
 	for i, r := range results {
 		if !r.skipped {
 			scanned = true
-			c.fresh.mark(i, r.mark, r.err == nil)
+			c.fresh.mark(i, r.mark, r.err == nil, r.missing)
 		}
 	}
 	errsChanged := c.logErrors(results)
@@ -118,7 +122,17 @@ func (c *Catalog) scanOne(ctx context.Context, s Scanner, keep []string) (r scan
 		}
 	}()
 	infos, err := s.Scan(ctx, c.opts.Limit, keep)
-	return scanResult{infos: infos, err: err}
+	r = scanResult{infos: infos, err: err}
+	if len(keep) > 0 {
+		listed := make(map[string]bool, len(infos))
+		for _, in := range infos {
+			listed[in.ID] = true
+		}
+		for _, id := range keep {
+			r.missing = r.missing || !listed[id]
+		}
+	}
+	return r
 }
 
 // keep returns the IDs a runtime must list even past the limit: what

@@ -36,11 +36,13 @@ func TestHistoryThroughAPI(t *testing.T) {
 				FirstPrompt string `json:"first_prompt"`
 				Live        bool
 			}
+			var all []listed // the last list read, for the failure message
 			find := func() (listed, bool) {
 				var out struct{ Sessions []listed }
 				if err := api.get("/api/v1/sessions?runtime="+url.QueryEscape(string(cli)), &out); err != nil {
 					return listed{}, false
 				}
+				all = out.Sessions
 				for _, s := range out.Sessions {
 					if s.FirstPrompt == "hello paddock one" {
 						return s, true
@@ -52,7 +54,7 @@ func TestHistoryThroughAPI(t *testing.T) {
 			until(t, 30*time.Second, "listed, titled and live", func() (bool, string) {
 				var ok bool
 				s, ok = find()
-				return ok && s.Live && s.Title != "", fmt.Sprintf("%+v", s)
+				return ok && s.Live && s.Title != "", fmt.Sprintf("%+v among %+v", s, all)
 			})
 			want := []string{"user: hello paddock one", "assistant: " + mockmodel.PlainReply(1),
 				"user: second turn please", "assistant: " + mockmodel.PlainReply(2)}
