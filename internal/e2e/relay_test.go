@@ -24,8 +24,8 @@ import (
 	"paddock/internal/testkit/servetest"
 )
 
-// A Claude Code 2.1.328 SessionStart and UserPromptSubmit, as recorded in
-// ../shared/fixtures/real/claude-2.1.328/hooks.log (session id changed).
+// A Claude Code 2.1.328 SessionStart and UserPromptSubmit, byte for byte
+// as the real CLI sent them to its hooks (only the session id changed).
 const (
 	claudeSessionStart = `{"session_id":"%s","transcript_path":"/tmp/fakehome1/.claude/projects/-tmp-fakehome1-proj/x.jsonl","cwd":"/tmp/fakehome1/proj","hook_event_name":"SessionStart","source":"startup","model":"claude-opus-5-5"}`
 	claudePrompt       = `{"session_id":"%s","transcript_path":"/tmp/fakehome1/.claude/projects/-tmp-fakehome1-proj/x.jsonl","cwd":"/tmp/fakehome1/proj","prompt_id":"8d4422e2","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"please RUN the thing"}`

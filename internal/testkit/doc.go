@@ -8,6 +8,7 @@
 //     testdata/ (`make fixtures`);
 //   - mockmodel is the mock model server the real CLIs talk to (Anthropic,
 //     OpenAI Responses and Chat Completions shapes);
-//   - sharedtest finds the fixtures of ../shared, or skips (fails under
-//     SHARED_REQUIRED=1) when a clone has none.
+//   - sharedtest finds the recorded fixtures that live outside the
+//     repository, or skips (fails under SHARED_REQUIRED=1) when a clone
+//     has none.
 package testkit
