@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/agent"
+	"paddock/internal/history"
 	"paddock/internal/session"
 	"paddock/views"
 )
@@ -45,7 +45,7 @@ func activity(evs []session.Event, ui agent.UI) views.Activity {
 		switch e.Kind {
 		case session.EventThinking:
 			if strings.TrimSpace(e.Text) != "" {
-				items = append(items, views.ActivityItem{Thinking: true, Output: clipText(e.Text, activityOutputMax)})
+				items = append(items, views.ActivityItem{Thinking: true, Output: history.ClipBytes(e.Text, activityOutputMax)})
 			}
 		case session.EventToolCall:
 			it := views.ActivityItem{Tool: e.Tool, Summary: toolSummary(e.Input)}
@@ -75,7 +75,7 @@ func activity(evs []session.Event, ui agent.UI) views.Activity {
 				}
 			}
 			if ok && !items[i].HasOutput {
-				items[i].Output, items[i].HasOutput, items[i].IsError = clipText(e.Text, activityOutputMax), true, e.IsError
+				items[i].Output, items[i].HasOutput, items[i].IsError = history.ClipBytes(e.Text, activityOutputMax), true, e.IsError
 			}
 		}
 	}
@@ -115,40 +115,24 @@ func editDiff(fe agent.FileEdit) []views.DiffLine {
 	return out
 }
 
-// toolSummary is the one line that says what a call did: its command,
-// file, path, URL, pattern or query.
+// toolSummary is the one line that says what a call did; a call whose
+// input is not JSON shows the input itself.
 func toolSummary(input string) string {
-	var m map[string]any
-	if json.Unmarshal([]byte(input), &m) != nil {
-		return clipText(strings.TrimSpace(input), 120)
+	if subj := session.ToolSubject([]byte(input)); subj != "" {
+		return history.ClipLine(subj, 120)
 	}
-	for _, k := range []string{"command", "cmd", "file_path", "filePath", "path", "url", "pattern", "query", "description"} {
-		switch v := m[k].(type) {
-		case string:
-			if v != "" {
-				return clipText(v, 120)
-			}
-		case []any:
-			var parts []string
-			for _, p := range v {
-				if s, ok := p.(string); ok {
-					parts = append(parts, s)
-				}
-			}
-			if len(parts) > 0 {
-				return clipText(strings.Join(parts, " "), 120)
-			}
-		}
+	if json.Valid([]byte(input)) {
+		return ""
 	}
-	return ""
+	return history.ClipLine(input, 120)
 }
 
 func prettyJSON(s string) string {
 	var v any
 	if json.Unmarshal([]byte(s), &v) != nil {
-		return clipText(s, activityOutputMax)
+		return history.ClipBytes(s, activityOutputMax)
 	}
-	return clipText(indentJSON(v, s), activityOutputMax)
+	return history.ClipBytes(indentJSON(v, s), activityOutputMax)
 }
 
 // indentJSON is v as indented JSON for people: "<", ">" and "&" as
@@ -163,17 +147,3 @@ func indentJSON(v any, raw string) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
-
-// clipText keeps at most max bytes of s (at a rune boundary), marking the cut.
-func clipText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n… (%d more bytes)", len(s)-cut)
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

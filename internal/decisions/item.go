@@ -190,17 +190,6 @@ func (d Decision) clone() Decision {
 	return d
 }
 
-// Command is the one line that says what the tool would do: the command,
-// file, path, URL or pattern of its input; "" when it has none of those.
-func (it Item) Command() string {
-	var m map[string]any
-	if json.Unmarshal(it.Input, &m) != nil {
-		return ""
-	}
-	for _, k := range []string{"command", "file_path", "path", "url", "pattern"} {
-		if v, ok := m[k].(string); ok && v != "" {
-			return v
-		}
-	}
-	return ""
-}
+// Command is the one line that says what the tool would do (its command,
+// file, path, URL, pattern or query); "" when its input names none.
+func (it Item) Command() string { return session.ToolSubject(it.Input) }

@@ -41,11 +41,15 @@ const MaxOutput = 64 << 10
 
 // ClipOutput cuts a tool's output to at most MaxOutput bytes, on a rune
 // boundary, ending in "…" when it cut.
-func ClipOutput(s string) string {
-	if len(s) <= MaxOutput {
+func ClipOutput(s string) string { return ClipBytes(s, MaxOutput) }
+
+// ClipBytes cuts s to at most max bytes, on a rune boundary, ending in
+// "…" when it cut.
+func ClipBytes(s string, max int) string {
+	if len(s) <= max {
 		return s
 	}
-	cut := MaxOutput - len("…")
+	cut := max - len("…")
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"time"
-	"unicode/utf8"
 
 	webpush "github.com/SherClockHolmes/webpush-go"
 
 	"paddock/internal/decisions"
+	"paddock/internal/history"
 	"paddock/internal/session"
 	"paddock/internal/store"
 )
@@ -281,7 +281,7 @@ func (n *Notifier) itemMessage(it decisions.Item, deviceID string, p Prefs) mess
 	if p.HideDetails || what == "" {
 		m.Body = "Open paddock to see what it asks."
 	} else {
-		m.Body = clip(what, 100)
+		m.Body = history.ClipRunes(what, 100)
 	}
 	return m
 }
@@ -296,15 +296,6 @@ func resolvedBody(it decisions.Item) string {
 		return "Answered."
 	}
 	return "No longer waiting."
-}
-
-// clip keeps s to max characters, ending in "…" when cut.
-func clip(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
 }
 
 // send posts one message; false when it did not reach the push service.

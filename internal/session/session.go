@@ -5,6 +5,7 @@ package session
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -145,4 +146,34 @@ type Event struct {
 	Input   string // EventToolCall: the input as JSON text
 	IsError bool   // EventToolResult
 	Time    time.Time
+}
+
+// ToolSubject is the one line that says what a tool call does, from its
+// JSON input: the command (a string or an argv list), file, path, URL,
+// pattern, query or description, whichever comes first; "" when the input
+// is not a JSON object or has none of them.
+func ToolSubject(input []byte) string {
+	var m map[string]any
+	if json.Unmarshal(input, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"command", "cmd", "file_path", "filePath", "path", "url", "pattern", "query", "description"} {
+		switch v := m[k].(type) {
+		case string:
+			if v != "" {
+				return v
+			}
+		case []any:
+			var parts []string
+			for _, p := range v {
+				if s, ok := p.(string); ok {
+					parts = append(parts, s)
+				}
+			}
+			if len(parts) > 0 {
+				return strings.Join(parts, " ")
+			}
+		}
+	}
+	return ""
 }
