@@ -93,16 +93,23 @@
   // pages): a change loads the board they name. Delegated: the form comes
   // again with every whole board the websocket sends.
   function initFilters() {
-    document.addEventListener("change", function (ev) {
-      var f = ev.target && ev.target.closest && ev.target.closest("[data-filters]");
-      if (!f) { return; }
+    function load(f) {
       var p = new URLSearchParams();
-      ["agent", "project", "live"].forEach(function (n) { if (f.elements[n].value) { p.set(n, f.elements[n].value); } });
+      ["agent", "project", "live", "q"].forEach(function (n) {
+        var v = f.elements[n] && f.elements[n].value.trim();
+        if (v) { p.set(n, v); }
+      });
       var q = p.toString();
       location.assign(location.pathname + (q ? "?" + q : ""));
+    }
+    // A select loads on change; the search box on Enter (the form's
+    // submit), so typing does not reload the board at every letter.
+    document.addEventListener("change", function (ev) {
+      var f = ev.target && ev.target.closest && ev.target.closest("[data-filters]");
+      if (f && ev.target.name !== "q") { load(f); }
     }, true);
     document.addEventListener("submit", function (ev) {
-      if (ev.target && ev.target.matches && ev.target.matches("[data-filters]")) { ev.preventDefault(); }
+      if (ev.target && ev.target.matches && ev.target.matches("[data-filters]")) { ev.preventDefault(); load(ev.target); }
     });
   }
 

@@ -87,6 +87,7 @@ type Board struct {
 type BoardFilter struct {
 	Agent, Project string
 	Live           bool
+	Query          string // the search box: title, project, directory or prompt
 }
 
 // More is the board's "show more" link.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v5"
 
@@ -60,14 +61,18 @@ func (s *Server) boardMore(c *echo.Context) error {
 }
 
 // boardFilter reads the board's filter from a query: agent (one of the
-// registry's), project (as the cards name it) and live=1.
+// registry's), project (as the cards name it), live=1 and q (the search
+// box).
 func (s *Server) boardFilter(q url.Values) (views.BoardFilter, error) {
-	f := views.BoardFilter{Agent: q.Get("agent"), Project: q.Get("project")}
+	f := views.BoardFilter{Agent: q.Get("agent"), Project: q.Get("project"), Query: strings.TrimSpace(q.Get("q"))}
 	if f.Agent != "" && !slices.Contains(s.opts.Agents.Names(), f.Agent) {
 		return f, newError(http.StatusBadRequest, "bad_agent", "agent is one of: "+strings.Join(s.opts.Agents.Names(), ", ")+".")
 	}
 	if len(f.Project) > 256 {
 		return f, newError(http.StatusBadRequest, "bad_project", "project is a project's name as the board shows it (at most 256 bytes).")
+	}
+	if len(f.Query) > 200 || !utf8.ValidString(f.Query) {
+		return f, newError(http.StatusBadRequest, "bad_query", "q is text to look for in the sessions' titles, projects, directories and prompts (at most 200 bytes).")
 	}
 	switch q.Get("live") {
 	case "":

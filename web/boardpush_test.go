@@ -19,7 +19,7 @@ import (
 var boardAll = views.BoardFilter{}
 
 // touch sets a history file's times, the session's last activity.
-func touch(t *testing.T, path string, at time.Time) {
+func touch(t testing.TB, path string, at time.Time) {
 	t.Helper()
 	if err := os.Chtimes(path, at, at); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v5"
@@ -75,17 +76,41 @@ func sessionURL(k session.Key) string {
 	return "/s/" + url.PathEscape(k.Runtime) + "/" + url.PathEscape(k.ID)
 }
 
+// domID is a session's card's element id: "card-", the runtime, "-" and
+// the id, every character but [A-Za-z0-9_-] written as "_".
 func domID(k session.Key) string {
 	var b strings.Builder
 	b.WriteString("card-")
 	for _, r := range k.Runtime + "-" + k.ID {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
+		b.WriteRune(domRune(r))
 	}
 	return b.String()
+}
+
+func domRune(r rune) rune {
+	if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+		return r
+	}
+	return '_'
+}
+
+// isDomID reports whether id is domID(k), without building it: the board
+// asks it of every card before the one a page continues from.
+func isDomID(k session.Key, id string) bool {
+	rest, ok := strings.CutPrefix(id, "card-")
+	if !ok {
+		return false
+	}
+	for _, part := range []string{k.Runtime, "-", k.ID} {
+		for _, r := range part {
+			c, size := utf8.DecodeRuneInString(rest)
+			if size == 0 || c != domRune(r) {
+				return false
+			}
+			rest = rest[size:]
+		}
+	}
+	return rest == ""
 }
 
 func relTime(now, t time.Time) string {
@@ -193,26 +218,20 @@ func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 	}
 	es := s.opts.Board.List(board.Filter{})
 	b := views.Board{Loaded: true, Filter: f, Filtered: f != views.BoardFilter{}}
-	shown := slices.DeleteFunc(slices.Clone(es), func(e board.Entry) bool { return !boardKeeps(f, e) })
-	type slot struct {
-		e      board.Entry
-		team   int // on a lead: its team's size; 0 alone
-		member bool
-	}
-	var slots []slot
-	for _, g := range board.Teams(shown, s.opts.Now()) {
-		size := 0
-		if len(g.Members) > 0 {
-			size = len(g.Members) + 1
-		}
-		slots = append(slots, slot{e: g.Lead, team: size})
-		for _, m := range g.Members {
-			slots = append(slots, slot{e: m, member: true})
+	shown := es
+	if b.Filtered {
+		q := board.LowerQuery(f.Query)
+		shown = nil
+		for i := range es {
+			if boardKeeps(f, q, &es[i]) {
+				shown = append(shown, es[i])
+			}
 		}
 	}
+	slots := board.Teams(shown, s.opts.Now())
 	from := 0
 	if after != "" {
-		i := slices.IndexFunc(slots, func(sl slot) bool { return domID(sl.e.Key()) == after })
+		i := slices.IndexFunc(slots, func(sl board.Slot) bool { return isDomID(shown[sl.Index].Key(), after) })
 		if i < 0 {
 			return views.Board{}, errBoardMoved
 		}
@@ -221,12 +240,12 @@ func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 	to := min(from+boardPageSize, len(slots))
 	b.Cards = make([]views.Card, 0, to-from)
 	for _, sl := range slots[from:to] {
-		c := s.card(sl.e)
-		c.TeamSize, c.Member = sl.team, sl.member
+		c := s.card(shown[sl.Index])
+		c.TeamSize, c.Member = sl.Team, sl.Member
 		b.Cards = append(b.Cards, c)
 	}
 	if to < len(slots) {
-		b.More = views.More{URL: "/board/more?" + boardQuery(f, domID(slots[to-1].e.Key())), Label: fmt.Sprintf("Show more (%d)", len(slots)-to)}
+		b.More = views.More{URL: "/board/more?" + boardQuery(f, domID(shown[slots[to-1].Index].Key())), Label: fmt.Sprintf("Show more (%d)", len(slots)-to)}
 	}
 	b.Pending = s.pendingViews(session.Key{})
 	asked := askedIn(b.Pending)
@@ -251,10 +270,11 @@ func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 
 var errBoardMoved = newError(http.StatusConflict, "board_moved", "The card this page continues from has left the board; reload the board.")
 
-// boardKeeps applies the board's filter to one entry.
-func boardKeeps(f views.BoardFilter, e board.Entry) bool {
+// boardKeeps applies the board's filter to one entry; q is f.Query as
+// board.LowerQuery makes it.
+func boardKeeps(f views.BoardFilter, q string, e *board.Entry) bool {
 	return (f.Agent == "" || e.Info.Runtime == f.Agent) && (f.Project == "" || e.Info.Project == f.Project) &&
-		(!f.Live || !e.Over())
+		(!f.Live || !e.Over()) && e.Matches(q)
 }
 
 // boardQuery is f (and the page's last card) as a query string.
@@ -268,6 +288,9 @@ func boardQuery(f views.BoardFilter, after string) string {
 	}
 	if f.Live {
 		q.Set("live", "1")
+	}
+	if f.Query != "" {
+		q.Set("q", f.Query)
 	}
 	if after != "" {
 		q.Set("after", after)

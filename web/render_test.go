@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,5 +78,25 @@ func TestEndedOneRule(t *testing.T) {
 				t.Errorf("page: CanResume %v CanDelete %v, want %v %v", v.CanResume, v.CanDelete, tt.wantResume, tt.wantDelete)
 			}
 		})
+	}
+}
+
+func TestIsDomIDAgreesWithDomID(t *testing.T) {
+	keys := []session.Key{
+		{Runtime: "claude", ID: "0b5d4c2e-1111-4a2b-9c3d-aaaaaaaaaaaa"},
+		{Runtime: "opencode", ID: "ses_01.JX/é"},
+		{Runtime: "pi", ID: ""},
+	}
+	for _, k := range keys {
+		for _, other := range keys {
+			if got, want := isDomID(k, domID(other)), domID(k) == domID(other); got != want {
+				t.Errorf("isDomID(%v, %q) = %v, want %v", k, domID(other), got, want)
+			}
+		}
+		for _, bad := range []string{"", "card-", domID(k) + "x", strings.TrimSuffix(domID(k), domID(k)[len(domID(k))-1:]), "x" + domID(k)} {
+			if isDomID(k, bad) {
+				t.Errorf("isDomID(%v, %q) = true", k, bad)
+			}
+		}
 	}
 }

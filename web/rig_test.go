@@ -32,7 +32,7 @@ import (
 // a real Claude scanner reading a temp history tree written in Claude Code's
 // own format.
 type rig struct {
-	t         *testing.T
+	t         testing.TB
 	srv       *Server
 	auth      *auth.Service
 	cat       *catalog.Catalog
@@ -56,7 +56,7 @@ const (
 	projectPath = "/work/demo-project"
 )
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -123,7 +123,7 @@ func newRig(t *testing.T) *rig {
 
 // writeClaudeSession writes a transcript the way Claude Code 2.1 does:
 // metadata records around user/assistant turns chained by parentUuid.
-func writeClaudeSession(t *testing.T, root, id string, turns ...string) string {
+func writeClaudeSession(t testing.TB, root, id string, turns ...string) string {
 	t.Helper()
 	dir := filepath.Join(root, "projects", "-work-demo-project")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

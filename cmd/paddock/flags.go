@@ -71,7 +71,7 @@ func loadConfigFor(agents *agent.Registry, name string, args []string, stderr io
 				dirs[f.Name] = fs.String(f.Name, dir, f.Usage)
 			}
 		}
-		fs.IntVar(&cfg.ScanLimit, "scan-limit", cfg.ScanLimit, "sessions listed per agent")
+		fs.IntVar(&cfg.ScanLimit, "scan-limit", cfg.ScanLimit, "sessions listed per agent, the newest first (0: every session)")
 		fs.DurationVar(&cfg.SweepInterval, "sweep", cfg.SweepInterval, "periodic rescan interval (also how soon a dead process shows as ended)")
 		fs.DurationVar(&cfg.ProcessCheck, "process-check", cfg.ProcessCheck, "how often live sessions' agent processes are checked (gone → ended) and measured")
 		fs.StringVar(&cfg.Density, "density", cfg.Density, "permission signals: low (PermissionRequest and timers), medium (+ permission notifications), high (+ notifications without a known tool call)")
@@ -116,8 +116,8 @@ func loadConfigFor(agents *agent.Registry, name string, args []string, stderr io
 	if cfg.SleepIdle != 0 && (cfg.SleepIdle < 15*time.Minute || cfg.SleepIdle > 4*time.Hour) {
 		return cfg, fs, errors.New("--sleep-idle is 0 (off) or from 15m to 4h")
 	}
-	if cfg.ScanLimit < 1 {
-		return cfg, fs, errors.New("--scan-limit must be at least 1")
+	if cfg.ScanLimit < 0 {
+		return cfg, fs, errors.New("--scan-limit is a count of sessions (0 lists every session)")
 	}
 	return cfg, fs, nil
 }

@@ -33,7 +33,9 @@ import (
 // History is what the board needs of the session catalog.
 type History interface {
 	Loaded() bool
-	List(f catalog.Filter) []session.Info
+	// All is every listed session, newest first, as a snapshot the board
+	// only reads.
+	All() []session.Info
 	Get(ctx context.Context, k session.Key) (session.Info, error)
 	Messages(ctx context.Context, k session.Key) ([]session.Message, error)
 	RecentMessages(ctx context.Context, k session.Key, n int) ([]session.Message, int, error)
@@ -219,6 +221,25 @@ func StateLabel(st hookstate.State) string {
 
 func containsFold(s, sub string) bool { return strings.Contains(strings.ToLower(s), sub) }
 
+// Matches reports whether the session's title, project, directory, first
+// prompt or latest prompt contains q, ignoring case: what List's Query
+// matches, for a caller that filters a list it already has. q must be
+// lower case and trimmed (LowerQuery).
+func (e *Entry) Matches(q string) bool {
+	if q == "" {
+		return true
+	}
+	in := &e.Info
+	if containsFold(in.Title, q) || containsFold(in.Project, q) || containsFold(in.Cwd, q) ||
+		containsFold(in.FirstPrompt, q) || containsFold(in.LastPrompt, q) {
+		return true
+	}
+	return e.Card != nil && (containsFold(e.Card.LastPrompt, q) || containsFold(e.Card.Cwd, q))
+}
+
+// LowerQuery is a search box's text as Matches takes it.
+func LowerQuery(q string) string { return strings.ToLower(strings.TrimSpace(q)) }
+
 // NeedsYou reports whether the session waits for an approval or an
 // answer.
 func (e Entry) NeedsYou() bool {
@@ -263,36 +284,86 @@ type Filter struct {
 // then the board must say it is loading, never "no sessions".
 func (b *Board) Loaded() bool { return b.o.History.Loaded() }
 
-// List merges the history with the live cards, newest activity first.
+// List merges the history with the live cards, newest activity first,
+// keeping the entries f keeps. The slice is the caller's.
+//
+// It runs at every change the board shows, over every session the
+// machine has: the history's snapshot comes in its order already, so only
+// the entries a card moved ahead of it (and the sessions known only from
+// their hooks) are sorted and merged in, not the whole list.
 func (b *Board) List(f Filter) []Entry {
-	list := b.o.History.List(catalog.Filter{Runtime: f.Runtime, Query: f.Query})
-	q := strings.ToLower(strings.TrimSpace(f.Query))
-	cards := slices.DeleteFunc(b.live.Cards(), func(c live.Card) bool {
-		return f.Runtime != "" && c.Key.Runtime != f.Runtime ||
-			q != "" && !strings.Contains(strings.ToLower(c.LastPrompt+"\x00"+c.Cwd), q)
-	})
+	all := b.o.History.All()
+	q := LowerQuery(f.Query)
+	keeps := func(e *Entry) bool { return (f.Runtime == "" || e.Info.Runtime == f.Runtime) && e.Matches(q) }
+	cards := b.live.Cards()
 	byKey := make(map[session.Key]*live.Card, len(cards))
 	for i := range cards {
 		byKey[cards[i].Key] = &cards[i]
 	}
-	out := make([]Entry, 0, len(list)+len(cards))
-	for _, in := range list {
-		e := Entry{Info: in, Hostable: b.o.CanHost}
-		if c, ok := byKey[in.Key()]; ok {
-			e.Card = c
-			delete(byKey, in.Key())
+	var out []Entry
+	if f == (Filter{}) {
+		out = make([]Entry, 0, len(all)+len(cards))
+	}
+	var moved []Entry
+	for i := range all {
+		in := &all[i]
+		if f.Runtime != "" && in.Runtime != f.Runtime {
+			continue
+		}
+		e := Entry{Info: *in, Hostable: b.o.CanHost}
+		if len(byKey) > 0 {
+			if c, ok := byKey[in.Key()]; ok {
+				e.Card = c
+				delete(byKey, in.Key())
+			}
+		}
+		if !keeps(&e) {
+			continue
+		}
+		if e.Card != nil && e.Card.LastEvent.After(in.Updated) {
+			moved = append(moved, e)
+			continue
 		}
 		out = append(out, e)
 	}
 	for _, c := range cards {
 		if _, left := byKey[c.Key]; left {
-			out = append(out, Entry{Info: b.infoFromCard(c), Card: &c, Hostable: b.o.CanHost})
+			e := Entry{Info: b.infoFromCard(c), Card: byKey[c.Key], Hostable: b.o.CanHost}
+			if keeps(&e) {
+				moved = append(moved, e)
+			}
 		}
 	}
 	// Newest activity first; equal times by key, so the order is total
-	// and a Page cursor names one place in it.
-	slices.SortFunc(out, func(a, b Entry) int { return comparePositions(positionOf(a), positionOf(b)) })
-	return out
+	// and a Page cursor names one place in it. The history's order is
+	// checked, not trusted: one pass, and a sort only if it ever differs.
+	order := func(a, b Entry) int { return comparePositions(positionOf(&a), positionOf(&b)) }
+	for i := 1; i < len(out); i++ {
+		if comparePositions(positionOf(&out[i-1]), positionOf(&out[i])) > 0 {
+			slices.SortFunc(out, order)
+			break
+		}
+	}
+	slices.SortFunc(moved, order)
+	return mergeSorted(out, moved, order)
+}
+
+// mergeSorted merges the sorted b into the sorted a, in a's own array
+// (grown by len(b)), from the back so nothing is overwritten unread.
+func mergeSorted(a, b []Entry, order func(x, y Entry) int) []Entry {
+	n := len(a)
+	a = slices.Grow(a, len(b))[:n+len(b)]
+	i, j := n-1, len(b)-1
+	for w := len(a) - 1; j >= 0; w-- {
+		if i >= 0 && order(a[i], b[j]) > 0 {
+			a[w] = a[i]
+			i--
+		} else {
+			a[w] = b[j]
+			j--
+		}
+	}
+	return a
 }
 
 // Get finds one session in the history or, failing that, among the live

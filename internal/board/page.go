@@ -50,17 +50,19 @@ func (b *Board) Page(s Select, cursor string, limit int) ([]Entry, string, error
 		}
 	}
 	var out []Entry
-	for _, e := range b.List(s.Filter) {
+	es := b.List(s.Filter)
+	for i := range es {
+		e := &es[i]
 		if cursor != "" && !after.before(positionOf(e)) {
 			continue
 		}
-		if !s.keeps(e) {
+		if !s.keeps(*e) {
 			continue
 		}
 		if limit > 0 && len(out) == limit {
-			return out, cursorOf(positionOf(out[len(out)-1])), nil
+			return out, cursorOf(positionOf(&out[len(out)-1])), nil
 		}
-		out = append(out, e)
+		out = append(out, *e)
 	}
 	return out, "", nil
 }
@@ -72,7 +74,7 @@ type position struct {
 	key session.Key
 }
 
-func positionOf(e Entry) position { return position{t: e.SortTime().UnixNano(), key: e.Key()} }
+func positionOf(e *Entry) position { return position{t: e.SortTime().UnixNano(), key: e.Key()} }
 
 // before reports whether p comes before q in the list.
 func (p position) before(q position) bool {

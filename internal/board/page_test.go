@@ -1,6 +1,7 @@
 package board
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -14,11 +15,19 @@ import (
 )
 
 // fakeHistory is a catalog of fixed sessions; fakeLive a set of cards.
-type fakeHistory struct{ infos []session.Info }
+type fakeHistory struct {
+	infos   []session.Info
+	asGiven bool // All returns infos unsorted, as no catalog would
+}
 
 func (h *fakeHistory) Loaded() bool { return true }
-func (h *fakeHistory) List(f catalog.Filter) []session.Info {
-	return slices.DeleteFunc(slices.Clone(h.infos), func(in session.Info) bool { return f.Runtime != "" && in.Runtime != f.Runtime })
+func (h *fakeHistory) All() []session.Info {
+	if h.asGiven {
+		return h.infos
+	}
+	return slices.SortedFunc(slices.Values(h.infos), func(a, b session.Info) int {
+		return cmp.Or(b.Updated.Compare(a.Updated), a.Key().Compare(b.Key()))
+	})
 }
 func (h *fakeHistory) Get(_ context.Context, k session.Key) (session.Info, error) {
 	for _, in := range h.infos {
@@ -104,6 +113,39 @@ func TestPageWalksTheWholeList(t *testing.T) {
 		}
 		if !slices.Equal(got, all) {
 			t.Errorf("size %d: pages %v, want %v", size, got, all)
+		}
+	}
+}
+
+// The list is the history's order with the cards' activity merged in:
+// a card whose last event is newer moves its session up, an older one
+// leaves it in place, a session known only from its hooks takes its
+// time's place; the query sees a card's prompt too.
+func TestListMergesCardsIntoTheHistorysOrder(t *testing.T) {
+	var infos []session.Info
+	for i := range 6 {
+		infos = append(infos, session.Info{Runtime: "claude", ID: string(rune('a' + i)), Updated: t0.Add(-time.Duration(i) * time.Minute)})
+	}
+	cards := &fakeLive{cards: []live.Card{
+		{Key: session.Key{Runtime: "claude", ID: "e"}, State: hookstate.StateWorking, LastEvent: t0.Add(time.Minute), LastPrompt: "Deploy the thing"},
+		{Key: session.Key{Runtime: "claude", ID: "b"}, State: hookstate.StateIdle, LastEvent: t0.Add(-time.Hour)},
+		{Key: session.Key{Runtime: "pi", ID: "hooks-only"}, State: hookstate.StateWorking, LastEvent: t0.Add(-150 * time.Second), Cwd: "/w/x"},
+	}}
+	want := []string{"claude:e", "claude:a", "claude:b", "claude:c", "pi:hooks-only", "claude:d", "claude:f"}
+	for _, asGiven := range []bool{false, true} {
+		h := &fakeHistory{infos: slices.Clone(infos), asGiven: asGiven}
+		if asGiven {
+			slices.Reverse(h.infos)
+		}
+		b := New(Options{History: h, Live: cards})
+		if got := keys(b.List(Filter{})); !slices.Equal(got, want) {
+			t.Errorf("history unsorted %v: list %v, want %v", asGiven, got, want)
+		}
+		if got := keys(b.List(Filter{Query: "deploy"})); !slices.Equal(got, []string{"claude:e"}) {
+			t.Errorf("query on a card's prompt: %v", got)
+		}
+		if got := keys(b.List(Filter{Runtime: "pi"})); !slices.Equal(got, []string{"pi:hooks-only"}) {
+			t.Errorf("runtime filter: %v", got)
 		}
 	}
 }

@@ -25,16 +25,28 @@ func NeedsYou(es []Entry) []Entry {
 // ended.
 const TeamLinger = 15 * time.Second
 
-// Group is one board slot: a session, or a team lead with its members.
-type Group struct {
-	Lead    Entry
-	Members []Entry
+// Slot is one card's place on the board: the entry at Index of the list
+// Teams was given, alone, as a team's lead (Team: the team's size, its
+// members included) or as a member, right after its lead.
+type Slot struct {
+	Index  int
+	Team   int
+	Member bool
 }
 
-// Teams groups team members (sessions whose live card names a parent on
-// the board) under their lead, in the lead's place. A team whose sessions
-// have all ended more than TeamLinger ago is no longer grouped.
-func Teams(es []Entry, now time.Time) []Group {
+// Teams lays the board out: team members (sessions whose live card names
+// a parent on the board) follow their lead, in the lead's place; every
+// other entry keeps its own. A team whose sessions have all ended more
+// than TeamLinger ago is no longer grouped. It costs one pass when no
+// card names a parent, as on most boards of thousands of sessions.
+func Teams(es []Entry, now time.Time) []Slot {
+	out := make([]Slot, 0, len(es))
+	if !slices.ContainsFunc(es, func(e Entry) bool { return e.Card != nil && e.Card.Parent.ID != "" }) {
+		for i := range es {
+			out = append(out, Slot{Index: i})
+		}
+		return out
+	}
 	index := make(map[session.Key]int, len(es))
 	for i, e := range es {
 		index[e.Key()] = i
@@ -58,16 +70,19 @@ func Teams(es []Entry, now time.Time) []Group {
 			grouped[m] = true
 		}
 	}
-	out := make([]Group, 0, len(es))
-	for i, e := range es {
-		if grouped[i] && members[i] == nil {
+	for i := range es {
+		ms := members[i]
+		if grouped[i] && ms == nil {
 			continue
 		}
-		g := Group{Lead: e}
-		for _, m := range members[i] {
-			g.Members = append(g.Members, es[m])
+		size := 0
+		if len(ms) > 0 {
+			size = len(ms) + 1
 		}
-		out = append(out, g)
+		out = append(out, Slot{Index: i, Team: size})
+		for _, m := range ms {
+			out = append(out, Slot{Index: m, Member: true})
+		}
 	}
 	return out
 }

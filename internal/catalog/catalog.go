@@ -46,7 +46,7 @@ type Scanner interface {
 
 // Options tune a Catalog. Zero values take the defaults noted.
 type Options struct {
-	Limit         int           // sessions per runtime; default 200
+	Limit         int           // sessions per runtime; 0 lists every session
 	Debounce      time.Duration // how long to gather fs events before rescanning; default 100ms
 	SweepInterval time.Duration // periodic sweep: a process exit is no file event; default 5s
 	// FullSweepInterval: how often a sweep scans every runtime whatever
@@ -71,7 +71,6 @@ type Options struct {
 }
 
 const (
-	defaultLimit       = 200
 	defaultDebounce    = 100 * time.Millisecond
 	defaultSweep       = 5 * time.Second
 	defaultScanTimeout = 30 * time.Second
@@ -96,6 +95,7 @@ type Catalog struct {
 	mu        sync.RWMutex
 	byRuntime map[string]map[string]session.Info // last good Scan result per runtime, by ID
 	sorted    []entry                            // all of byRuntime, newest first
+	all       []session.Info                     // sorted's infos, shared by All: replaced, never changed
 	errs      []RuntimeError                     // runtimes whose last scan failed
 
 	loaded     atomic.Bool
@@ -119,7 +119,7 @@ type Catalog struct {
 // silently dropping a runtime would hide its sessions.
 func New(opts Options, scanners ...Scanner) *Catalog {
 	if opts.Limit <= 0 {
-		opts.Limit = defaultLimit
+		opts.Limit = -1 // the scanners' "every session"
 	}
 	if opts.Debounce <= 0 {
 		opts.Debounce = defaultDebounce

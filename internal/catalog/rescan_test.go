@@ -127,9 +127,9 @@ func TestScanArguments(t *testing.T) {
 		wantLimit int
 		wantKeep  []string
 	}{
-		{"default limit", Options{}, 200, nil},
+		{"every session by default", Options{}, -1, nil},
 		{"custom limit", Options{Limit: 7}, 7, nil},
-		{"sessions to keep", Options{Keep: keepRunning}, 200, []string{"old-but-running"}},
+		{"sessions to keep", Options{Limit: 3, Keep: keepRunning}, 3, []string{"old-but-running"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

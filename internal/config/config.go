@@ -23,7 +23,7 @@ type Config struct {
 	// AgentDirs are the agents' own directories given by their flags
 	// (agent.DirFlag), by flag name; an agent without one uses its default.
 	AgentDirs     map[string]string
-	ScanLimit     int           // sessions listed per runtime
+	ScanLimit     int           // sessions listed per runtime; 0 lists every session
 	SweepInterval time.Duration // periodic rescan, which also notices dead processes
 	PairingTTL    time.Duration
 	LogLevel      slog.Level
@@ -55,7 +55,6 @@ func Default(getenv func(string) string) (Config, error) {
 		HTTPAddr:      ":7080",
 		HookAddr:      "127.0.0.1:7081",
 		AgentDirs:     map[string]string{},
-		ScanLimit:     200,
 		SweepInterval: 3 * time.Second,
 		PairingTTL:    10 * time.Minute,
 		LogLevel:      slog.LevelInfo,

@@ -521,6 +521,16 @@ func TestBrowserAllAgents(t *testing.T) {
 	ph.step("reload", chromedp.Reload())
 	ph.poll("still filtered after reload", `document.querySelector('[data-testid="filter-live"]').value === "1" && document.getElementById("reconnecting").hidden &&
 		document.querySelectorAll('#board > [data-testid="card"]').length === 0`)
+	// The search box loads on Enter (the form's submit): the server's
+	// matches, the same the API gives for the same words.
+	var found struct{ Sessions []liveSession }
+	if err := api.get("/api/v1/sessions?limit=1000&q=second+turn+please", &found); err != nil || len(found.Sessions) < 4 {
+		t.Fatalf("the API's search: %d sessions, %v", len(found.Sessions), err)
+	}
+	ph.step("search", chromedp.Evaluate[chromedp.Void](`(() => { const f = document.querySelector('[data-filters]');
+		f.elements.live.value = ""; f.elements.q.value = " second turn please "; f.requestSubmit(); })()`))
+	ph.poll("found by search", fmt.Sprintf(`location.search === "?q=second+turn+please" && document.querySelector('[data-testid="filter-q"]').value === "second turn please" &&
+		document.querySelectorAll('#board > [data-testid="card"]').length === %d`, len(found.Sessions)))
 
 	// Each agent's chat session opens with the recorded conversation.
 	for _, rt := range []string{"codex", "opencode", "kimi", "pi"} {

@@ -182,6 +182,23 @@ func BenchmarkScanAll(b *testing.B) {
 		}
 		checkNewest(b, c, corp, benchLimit)
 	})
+	// paddock's default: every session listed, each one's head and tail
+	// read once (then cached by signature).
+	b.Run("cold-every", func(b *testing.B) {
+		var c *catalog.Catalog
+		for b.Loop() {
+			c = newCatalog(corp.home, 0)
+			c.Rescan(ctx)
+		}
+		b.ReportMetric(float64(len(c.All())), "sessions")
+	})
+	b.Run("unchanged-rescan-every", func(b *testing.B) {
+		c := newCatalog(corp.home, 0)
+		c.Rescan(ctx)
+		for b.Loop() {
+			c.Rescan(ctx)
+		}
+	})
 	for _, sweep := range []struct {
 		name  string
 		procs func(context.Context) ([]procscan.AgentProcess, error)
