@@ -5,18 +5,26 @@
 (function () {
   "use strict";
   var root = document.documentElement;
-  var stored = null;
-  try { stored = localStorage.getItem("paddock-theme"); } catch (e) { /* private mode */ }
-  if (stored === "light" || stored === "dark") { root.setAttribute("data-theme", stored); }
 
-  // Without a stored choice the page follows the system setting (CSS);
-  // the toggle flips what is shown now and remembers that choice.
+  // The theme is the device's choice, kept by the server (the page comes
+  // with data-theme when there is one); without it the page follows the
+  // system setting (CSS). A change applies at once and is then stored.
+  function csrf() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRF-Token"] || ""; } catch (e) { return ""; }
+  }
+  function setTheme(v) {
+    if (v === "light" || v === "dark") { root.setAttribute("data-theme", v); } else { root.removeAttribute("data-theme"); }
+    var choice = document.querySelector("[data-theme-choice]");
+    if (choice) { choice.value = v; }
+    fetch("/settings/theme", { method: "POST", credentials: "same-origin",
+      headers: { "X-CSRF-Token": csrf(), "Content-Type": "application/x-www-form-urlencoded" },
+      body: "theme=" + encodeURIComponent(v) }).catch(function () { /* offline: shown now, stored next time */ });
+  }
+  // The top bar's toggle flips what is shown now.
   function toggleTheme() {
     var now = root.getAttribute("data-theme") ||
       (window.matchMedia && matchMedia("(prefers-color-scheme: light)").matches ? "light" : "dark");
-    var next = now === "light" ? "dark" : "light";
-    root.setAttribute("data-theme", next);
-    try { localStorage.setItem("paddock-theme", next); } catch (e) { /* ignore */ }
+    setTheme(now === "light" ? "dark" : "light");
   }
 
   function ago(iso) {
@@ -254,6 +262,8 @@
     setInterval(refreshTimes, 30000);
     var t = document.querySelector("[data-theme-toggle]");
     if (t) { t.addEventListener("click", toggleTheme); }
+    var choice = document.querySelector("[data-theme-choice]");
+    if (choice) { choice.addEventListener("change", function () { setTheme(choice.value); }); }
     // A session page opens where the user is needed: on the element the
     // address names (a link to one approval), else on the first prompt
     // still waiting for an answer, else at the newest message.

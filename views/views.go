@@ -16,6 +16,7 @@ type Page struct {
 	Assets Assets
 	CSRF   string // per-session token sent by htmx as X-CSRF-Token; "" on public pages
 	WSURL  string // websocket to connect to; "" for none
+	Theme  string // "light" or "dark" as the device chose; "" follows its system
 }
 
 // Card is one session on the LIVE board.

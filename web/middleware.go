@@ -26,6 +26,7 @@ const (
 type principal struct {
 	DeviceID    string
 	DeviceName  string
+	Theme       string // the device's chosen theme; "" follows its system
 	cookieToken string // the raw session token, kept only to derive the CSRF token
 	bearer      bool
 	bearerToken string // kept only to re-check a long-lived websocket
@@ -181,7 +182,7 @@ func (s *Server) identify(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if ck, err := c.Cookie(cookieName); err == nil && ck.Value != "" {
 			if d, err := s.opts.Auth.Device(ctx, ck.Value); err == nil {
-				c.Set(principalKey, &principal{DeviceID: d.ID, DeviceName: d.Name, cookieToken: ck.Value})
+				c.Set(principalKey, &principal{DeviceID: d.ID, DeviceName: d.Name, Theme: d.Theme, cookieToken: ck.Value})
 				c.SetRequest(c.Request().WithContext(auth.WithActor(ctx, "device:"+d.ID)))
 			} else {
 				// A revoked or unknown cookie is dropped so the browser

@@ -161,5 +161,9 @@ func (s *Server) settingsPage(c *echo.Context) error {
 	if v.Devices, err = s.deviceViews(c); err != nil {
 		return err
 	}
+	v.Theme = themeOf(c)
+	if s.opts.Settings != nil {
+		v.Machine = s.machineView(s.opts.Settings.Get(), "")
+	}
 	return s.render(c, http.StatusOK, views.SettingsPage(s.page(c, "Settings"), v))
 }

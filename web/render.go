@@ -53,8 +53,17 @@ func (s *Server) page(c *echo.Context, title string) views.Page {
 			Manifest:  s.assets.URL("manifest.webmanifest"),
 			TouchIcon: s.assets.URL("icons/icon-192.png"),
 		},
-		CSRF: s.csrfToken(c),
+		CSRF:  s.csrfToken(c),
+		Theme: themeOf(c),
 	}
+}
+
+// themeOf is the theme the request's device chose ("" without one).
+func themeOf(c *echo.Context) string {
+	if p := principalOf(c); p != nil {
+		return p.Theme
+	}
+	return ""
 }
 
 func (s *Server) render(c *echo.Context, status int, comp templ.Component) error {

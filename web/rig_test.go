@@ -25,6 +25,7 @@ import (
 	"paddock/internal/decisions"
 	"paddock/internal/live"
 	"paddock/internal/push"
+	"paddock/internal/settings"
 	"paddock/internal/store"
 )
 
@@ -42,6 +43,7 @@ type rig struct {
 	certs     *certs.Manager
 	push      *push.Notifier
 	store     *store.Store
+	settings  *settings.Service
 	claudeDir string
 	// stopServer stops the web server's hub alone, as a shutdown does.
 	stopServer context.CancelFunc
@@ -94,6 +96,9 @@ func newRig(t testing.TB) *rig {
 		t.Fatal(err)
 	}
 	r.store = st
+	if r.settings, err = settings.Load(ctx, st, settings.Values{Density: "medium", ProcessCheck: 15 * time.Second}, nil); err != nil {
+		t.Fatal(err)
+	}
 	r.certs, err = certs.Load(certs.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +115,7 @@ func newRig(t testing.TB) *rig {
 		HTTPSPort:    7443,
 		Approvals:    r.items,
 		Push:         r.push,
+		Settings:     r.settings,
 		Audit:        st,
 	})
 	if err != nil {

@@ -36,6 +36,8 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.GET("/board/more", s.boardMore)
 	a.GET("/inbox", s.inboxPage)
 	a.GET("/settings", s.settingsPage)
+	a.POST("/settings/machine", s.saveMachineSettings)
+	a.POST("/settings/theme", s.setTheme)
 	a.POST("/settings/devices/:id/rename", s.renameDevice)
 	a.POST("/settings/devices/:id/revoke", s.revokeDevice)
 	a.GET("/api/v1/push/key", s.apiPushKey)

@@ -36,6 +36,9 @@ type Options struct {
 	Approvals Approvals
 	// Push sends Web Push notifications; nil: none are offered.
 	Push Push
+	// Settings are the machine's settings the phone may change; nil: the
+	// settings page offers none.
+	Settings Settings
 	// Audit reads the audit log; nil: no audit page.
 	Audit   AuditReader
 	Auth    *auth.Service

@@ -38,6 +38,7 @@ import (
 	"paddock/internal/markdown"
 	"paddock/internal/procscan"
 	"paddock/internal/push"
+	"paddock/internal/settings"
 	"paddock/internal/tmux"
 	"paddock/web"
 )
@@ -71,6 +72,7 @@ type App struct {
 	hosting  *hosted.Manager // nil when tmux is missing
 	terms    *tmux.Server
 	sessions *board.Board
+	settings *settings.Service
 	web      *web.Server
 
 	state        State
@@ -131,7 +133,14 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 		Keep: links.Running,
 	}, scanners...)
 
-	density, _ := hookstate.ParseDensity(cfg.Density) // validated with the flags
+	// The command line's values are the defaults; what the user set from
+	// the phone is stored and wins.
+	if a.settings, err = settings.Load(ctx, a.data.Store, settings.Values{SleepIdle: cfg.SleepIdle, Density: cfg.Density,
+		ProcessCheck: cfg.ProcessCheck}, log.With("component", "settings")); err != nil {
+		return nil, err
+	}
+	set := a.settings.Get()
+	density, _ := hookstate.ParseDensity(set.Density) // validated by settings.Load
 	// Results from before paddock's first run are not "unread".
 	firstRun, err := a.data.Store.FirstRun(ctx, time.Now())
 	if err != nil {
@@ -140,7 +149,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 	a.live = live.New(live.Options{
 		State:        hookstate.Config{Density: density, ReadBaseline: firstRun, Rules: agents.HookRules()},
 		Persist:      a.data.Store,
-		ProcessCheck: cfg.ProcessCheck,
+		ProcessCheck: set.ProcessCheck,
 		Observer:     &live.ProcObserver{Logger: log.With("component", "process-check"), Lookup: links.Lookup},
 		Agents:       matcher.Agents,
 		Logger:       log.With("component", "live"),
@@ -184,6 +193,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 		Hosting:      hosting,
 		Approvals:    a.items,
 		Push:         a.push,
+		Settings:     a.settings,
 		Audit:        a.data.Store,
 		Auth:         a.data.Auth,
 		CSRFKey:      csrfKey,
@@ -209,6 +219,24 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 	}
 	a.stateWritten = true
 	return a, nil
+}
+
+// applySettings hands the user's changes of the settings to the live
+// state until ctx ends (idle sleep reads them itself).
+func (a *App) applySettings(ctx context.Context) error {
+	ch, stop := a.settings.Subscribe()
+	defer stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case v := <-ch:
+			d, _ := hookstate.ParseDensity(v.Density) // validated by settings.Set
+			if err := a.live.Tune(ctx, live.Tuning{Density: d, ProcessCheck: v.ProcessCheck}); err != nil && ctx.Err() == nil {
+				a.log.Warn("settings: the live state did not take the new values", "error", err)
+			}
+		}
+	}
 }
 
 // State is where this paddock serves (written to the data dir by Run for
@@ -254,7 +282,9 @@ func (a *App) Run(ctx context.Context) error {
 			// After the re-attach, watch for a tmux server that dies.
 			return h.Watch(ctx, a.terms, hosted.DefaultWatch)
 		})
-		part("idle sleep", func(ctx context.Context) error { return h.RunSleeper(ctx, a.cfg.SleepIdle) })
+		part("idle sleep", func(ctx context.Context) error {
+			return h.RunSleeper(ctx, func() time.Duration { return a.settings.Get().SleepIdle })
+		})
 		// The CLIs' --help is checked in the background: a CLI whose
 		// flags changed refuses resumes from then on.
 		part("agent CLI check", func(ctx context.Context) error { h.Probe(ctx); return nil })
@@ -262,6 +292,7 @@ func (a *App) Run(ctx context.Context) error {
 		// hooks) are read off the hosted screens and answered with keys.
 		part("hosted screen dialogs", func(ctx context.Context) error { return h.WatchScreens(ctx, a.items, hosted.DefaultScreenEvery) })
 	}
+	part("settings", a.applySettings)
 	part("board", a.sessions.Run)
 	part("push notifications", a.push.Run)
 	part("websocket hub", a.web.Run)

@@ -107,3 +107,21 @@ func (s *Service) RenameDevice(ctx context.Context, id, name string) error {
 	s.audit(ctx, s.now(), actorFrom(ctx), "device.rename", "device="+id)
 	return nil
 }
+
+// ErrBadTheme is a theme other than "light", "dark" or "" (the system's).
+var ErrBadTheme = errors.New(`auth: a theme is "light", "dark" or "" (follow the system)`)
+
+// SetDeviceTheme records the theme a device chose ("" follows its
+// system setting again); ErrNotFound for an unknown or revoked device.
+func (s *Service) SetDeviceTheme(ctx context.Context, id, theme string) error {
+	if theme != "" && theme != "light" && theme != "dark" {
+		return ErrBadTheme
+	}
+	if !validID(id) {
+		return ErrNotFound
+	}
+	if err := s.store.SetDeviceTheme(ctx, id, theme); err != nil {
+		return mapStoreErr("set device theme", err)
+	}
+	return nil
+}

@@ -267,6 +267,19 @@ func (p *phone) pollFor(name, js string, within time.Duration) {
 	p.t.Fatalf("%s: waiting for %s: last error %v (page %s)", name, js, last, live)
 }
 
+// waitFor runs cond until it is true (each try may load pages).
+func (p *phone) waitFor(name string, within time.Duration, cond func() bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			shot(p.t, p.ctx, "failed-"+name)
+			p.t.Fatalf("%s: not within %v", name, within)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // pair opens the pairing link and taps Pair.
 func (p *phone) pair(link string) {
 	p.t.Helper()
@@ -831,8 +844,16 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	ph.checkPhone("audit")
 	ph.step("settings", chromedp.Navigate(base+"/settings"))
 	ph.poll("settings", `!!document.querySelector('[data-testid="push-settings"]') && document.querySelector('[data-testid="push-status"]').textContent.includes("no notifications yet")`)
+	// Advanced: idle sleep on at 30 minutes; the saved value is what the
+	// page shows after a reload.
+	ph.step("open advanced", chromedp.Click(`[data-testid="advanced"] summary`))
+	ph.step("idle sleep 30 min", chromedp.SetValue(`[data-testid="setting-sleep"]`, "30m0s"), chromedp.Click(`[data-testid="settings-save"]`))
+	ph.poll("saved", `document.querySelector('[data-testid="settings-note"]')?.textContent === "Saved."`)
+	ph.step("open advanced again", chromedp.Click(`[data-testid="advanced"] summary`))
 	ph.checkPhone("settings")
 	shot(t, ph.ctx, "settings")
+	ph.step("reload settings", chromedp.Reload())
+	ph.poll("idle sleep kept", `document.querySelector('[data-testid="setting-sleep"]').value === "30m0s"`)
 }
 
 // The theme follows the phone's light or dark setting until the user
@@ -861,13 +882,36 @@ func TestBrowserThemeAndStateColours(t *testing.T) {
 	if dark == light {
 		t.Fatalf("the page ignores the system theme: %s in both", dark)
 	}
-	// The user's choice wins over the system's, and survives a reload.
+	// The user's choice wins over the system's: it is the device's, kept
+	// by the server (the settings page renders it), so it survives a
+	// reload; "follow the system" in the settings gives the system back.
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
 	ph.step("choose dark", chromedp.Click(`[data-theme-toggle]`))
-	ph.step("reload", chromedp.Reload())
-	ph.poll("board", `!!document.getElementById("board")`)
 	if got := bg(); got != dark {
 		t.Fatalf("after choosing dark under a light system: %s, want %s", got, dark)
 	}
+	ph.waitFor("the choice stored", 10*time.Second, func() bool {
+		if _, err := chromedp.Run(ph.ctx, chromedp.Navigate(base+"/settings")); err != nil {
+			return false
+		}
+		v, err := chromedp.Run(ph.ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="theme-choice"]').value`))
+		return err == nil && v == "dark"
+	})
+	if got := bg(); got != dark {
+		t.Fatalf("the settings page, loaded after choosing dark: %s, want %s", got, dark)
+	}
+	ph.step("follow the system", chromedp.Evaluate[chromedp.Void](`(() => { const c = document.querySelector('[data-testid="theme-choice"]');
+		c.value = ""; c.dispatchEvent(new Event("change", {bubbles: true})); })()`))
+	if got := bg(); got != light {
+		t.Fatalf("following a light system again: %s, want %s", got, light)
+	}
+	ph.waitFor("the system's theme stored", 10*time.Second, func() bool {
+		if _, err := chromedp.Run(ph.ctx, chromedp.Navigate(base+"/")); err != nil {
+			return false
+		}
+		v, err := chromedp.Run(ph.ctx, chromedp.Evaluate[bool](`document.documentElement.hasAttribute("data-theme")`))
+		return err == nil && !v
+	})
 	for _, s := range []string{"light", "dark"} {
 		ph.step("theme "+s, chromedp.Evaluate[chromedp.Void](`document.documentElement.setAttribute("data-theme", "`+s+`")`))
 		colours, err := chromedp.Run(ph.ctx, chromedp.Evaluate[map[string]string](`(() => {

@@ -21,6 +21,16 @@ func NewTracker(cfg Config) *Tracker {
 	return &Tracker{cfg: cfg.withDefaults(), machines: map[session.Key]*Machine{}}
 }
 
+// SetDensity changes the permission signals the machines use, the ones
+// there are and the ones to come (the user changed the setting).
+func (t *Tracker) SetDensity(d Density) {
+	t.cfg.Density = d
+	t.cfg = t.cfg.withDefaults()
+	for _, m := range t.machines {
+		m.cfg.Density = t.cfg.Density
+	}
+}
+
 // Get returns the machine of key, or nil.
 func (t *Tracker) Get(key session.Key) *Machine { return t.machines[key] }
 

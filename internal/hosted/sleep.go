@@ -84,19 +84,24 @@ func (m *Manager) SleepIdle(ctx context.Context, now time.Time, limit time.Durat
 	return out
 }
 
-// RunSleeper puts idle sessions to sleep until ctx ends; limit 0 is off.
-func (m *Manager) RunSleeper(ctx context.Context, limit time.Duration) error {
-	if limit <= 0 {
-		return nil
-	}
-	tick := time.NewTicker(min(limit/10, time.Minute))
+// sleeperTick is how often RunSleeper looks for idle sessions: a minute
+// late at most, for limits of 15 minutes and more.
+const sleeperTick = time.Minute
+
+// RunSleeper puts idle sessions to sleep until ctx ends. limit is read at
+// every look, so a change in the settings applies within a minute; 0 is
+// off.
+func (m *Manager) RunSleeper(ctx context.Context, limit func() time.Duration) error {
+	tick := time.NewTicker(sleeperTick)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case now := <-tick.C:
-			m.SleepIdle(ctx, now, limit)
+			if l := limit(); l > 0 {
+				m.SleepIdle(ctx, now, l)
+			}
 		}
 	}
 }

@@ -11,6 +11,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"sync"
@@ -71,6 +72,7 @@ type Service struct {
 
 	events   chan arrival
 	calls    chan call
+	tunes    chan Tuning
 	stopped  chan struct{}
 	restored chan struct{}
 	changes  *broadcast.Broadcaster[session.Change]
@@ -108,6 +110,7 @@ func New(o Options) *Service {
 		opts: o, log: o.Logger, now: o.Now,
 		events:   make(chan arrival, o.Queue),
 		calls:    make(chan call),
+		tunes:    make(chan Tuning),
 		stopped:  make(chan struct{}),
 		restored: make(chan struct{}),
 		changes: broadcast.New(func() session.Change { return session.Change{Full: true} }, func(c session.Change) session.Change {
@@ -276,6 +279,29 @@ func (s *Service) MarkRead(ctx context.Context, k session.Key) error {
 	})
 }
 
+// Tuning is what the user may change of a running Service: the
+// permission signals used and how often processes are checked.
+type Tuning struct {
+	Density      hookstate.Density
+	ProcessCheck time.Duration // > 0
+}
+
+// Tune applies t from the next event and the next check on; it returns
+// once the owner has it.
+func (s *Service) Tune(ctx context.Context, t Tuning) error {
+	if t.ProcessCheck <= 0 {
+		return errors.New("live: a process check interval must be positive")
+	}
+	select {
+	case s.tunes <- t:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.stopped:
+		return stoppedError{}
+	}
+}
+
 // errStopped is returned by calls made when Run is not running.
 type stoppedError struct{}
 
@@ -342,6 +368,8 @@ func (s *Service) Run(ctx context.Context) error {
 			l.onResults(r, u)
 		case c := <-s.calls:
 			answered = l.onCall(c, u)
+		case t := <-s.tunes:
+			l.onTune(t)
 		}
 		l.commit(u, answered)
 	}
@@ -566,6 +594,12 @@ func (l *runLoop) onResults(r Report, u *update) {
 		s.machine = r.Machine
 		s.mu.Unlock()
 	}
+}
+
+// onTune takes the user's new density and check interval.
+func (l *runLoop) onTune(t Tuning) {
+	l.o.tracker.SetDensity(t.Density)
+	l.check.Reset(t.ProcessCheck)
 }
 
 // onCall runs a call on the owner; it returns the channel to close once

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -261,5 +262,46 @@ func TestCardsSurviveRestart(t *testing.T) {
 	saved, err := st.LiveCards(ctx)
 	if err != nil || len(saved) != 1 {
 		t.Fatalf("saved cards %d %v", len(saved), err)
+	}
+}
+
+type countingObserver struct{ n atomic.Int32 }
+
+func (o *countingObserver) Observe(context.Context, []Target) Report {
+	o.n.Add(1)
+	return Report{}
+}
+
+// The user's new density applies to the cards already open, and a new
+// check interval to the next check.
+func TestTuneAppliesToRunningCards(t *testing.T) {
+	obs := &countingObserver{}
+	s := start(t, Options{State: hookstate.Config{Density: hookstate.DensityLow}, ProcessCheck: time.Hour, Observer: obs})
+	ch, stop := s.Subscribe()
+	defer stop()
+	ctx := context.Background()
+	s.HookEvent(ctx, hook("s1", hookstate.KindSessionStart, "SessionStart"))
+	s.HookEvent(ctx, hook("s1", hookstate.KindPrompt, "UserPromptSubmit"))
+	bash := func(id string) hookstate.Event {
+		return with(hook("s1", hookstate.KindToolStart, "PreToolUse"), func(e *hookstate.Event) { e.ToolName, e.ToolUseID = "Bash", id })
+	}
+	ask := with(hook("s1", hookstate.KindNotification, "Notification"), func(e *hookstate.Event) { e.NotificationType = "permission_prompt" })
+	s.HookEvent(ctx, bash("t1"))
+	waitFor(t, s, ch, key("s1"), "a tool call running", func(c Card) bool { return c.State == hookstate.StateWorking })
+	if err := s.Tune(ctx, Tuning{Density: hookstate.DensityMedium, ProcessCheck: 10 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	s.HookEvent(ctx, ask)
+	waitFor(t, s, ch, key("s1"), "medium density: the notification is an approval", func(c Card) bool { return c.State == hookstate.StateApproval })
+	before := obs.n.Load()
+	deadline := time.Now().Add(5 * time.Second)
+	for obs.n.Load() < before+3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("process checks after the new interval: %d, want 3 more than %d", obs.n.Load(), before)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := s.Tune(ctx, Tuning{Density: hookstate.DensityLow}); err == nil {
+		t.Error("a zero check interval was accepted")
 	}
 }

@@ -18,6 +18,7 @@ type Device struct {
 	LastSeenAt time.Time
 	LastIP     string
 	RevokedAt  time.Time
+	Theme      string // "light" or "dark" chosen on the device; "" follows its system
 }
 
 // Revoked reports whether the device's session has been revoked.
@@ -37,7 +38,7 @@ type NewDevice struct {
 // again, so an active phone costs one write a minute, not one per request.
 const TouchInterval = time.Minute
 
-const deviceColumns = `id, name, user_agent, created_at, last_seen_at, last_ip, revoked_at`
+const deviceColumns = `id, name, user_agent, created_at, last_seen_at, last_ip, revoked_at, theme`
 
 // InsertDevice creates a device. Most callers want PairDevice, which also
 // consumes the pairing code.
@@ -172,7 +173,7 @@ func scanDevice(r scanner) (Device, error) {
 		created           int64
 		lastSeen, revoked sql.NullInt64
 	)
-	err := r.Scan(&d.ID, &d.Name, &d.UserAgent, &created, &lastSeen, &d.LastIP, &revoked)
+	err := r.Scan(&d.ID, &d.Name, &d.UserAgent, &created, &lastSeen, &d.LastIP, &revoked, &d.Theme)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Device{}, ErrNotFound
 	}
