@@ -99,6 +99,11 @@ func editDiff(fe agent.FileEdit) []views.DiffLine {
 		}
 		text = b.String()
 	}
+	return diffLines(text)
+}
+
+// diffLines is a unified diff's text as lines marked for the page.
+func diffLines(text string) []views.DiffLine {
 	var out []views.DiffLine
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		kind := "ctx"

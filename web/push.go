@@ -165,5 +165,12 @@ func (s *Server) settingsPage(c *echo.Context) error {
 	if s.opts.Settings != nil {
 		v.Machine = s.machineView(s.opts.Settings.Get(), "")
 	}
+	if s.opts.Hooks != nil {
+		hv, err := s.hooksView("")
+		if err != nil {
+			return err
+		}
+		v.Hooks = &hv
+	}
 	return s.render(c, http.StatusOK, views.SettingsPage(s.page(c, "Settings"), v))
 }

@@ -38,6 +38,8 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.GET("/settings", s.settingsPage)
 	a.POST("/settings/machine", s.saveMachineSettings)
 	a.POST("/settings/theme", s.setTheme)
+	a.GET("/settings/hooks/:runtime/plan", s.hookPlan)
+	a.POST("/settings/hooks/:runtime/install", s.installHooks)
 	a.POST("/settings/devices/:id/rename", s.renameDevice)
 	a.POST("/settings/devices/:id/revoke", s.revokeDevice)
 	a.GET("/api/v1/push/key", s.apiPushKey)

@@ -39,6 +39,9 @@ type Options struct {
 	// Settings are the machine's settings the phone may change; nil: the
 	// settings page offers none.
 	Settings Settings
+	// Hooks installs the agents' hooks from the settings page; nil: the
+	// page does not offer it.
+	Hooks Hooks
 	// Audit reads the audit log; nil: no audit page.
 	Audit   AuditReader
 	Auth    *auth.Service

@@ -194,6 +194,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 		Approvals:    a.items,
 		Push:         a.push,
 		Settings:     a.settings,
+		Hooks:        newHookInstaller(agents.InstallSpecs(), cfg.DataDir),
 		Audit:        a.data.Store,
 		Auth:         a.data.Auth,
 		CSRFKey:      csrfKey,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -1002,4 +1003,41 @@ func TestBrowserInbox(t *testing.T) {
 	// The agent runs the tool it was allowed.
 	relayHook(t, srv, "PostToolUse", `{"session_id":"1e6fec4f-a6cb-42e2-ad9e-c92c9d1309d2","hook_event_name":"PostToolUse","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"make release"}}`)
 	ph.poll("count gone", `!document.title.startsWith("(") && document.querySelector('[data-inbox-count]').textContent === ""`)
+}
+
+// From the phone: an agent's hooks are reviewed as a diff, then
+// installed into its configuration (with a backup), running this
+// paddock's binary.
+func TestBrowserInstallsHooksFromSettings(t *testing.T) {
+	chrome := chromiumPath(t)
+	home := fixtureHome(t)
+	srv := servetest.Start(t, home)
+	ph := newPhone(t, chrome)
+	go func() {
+		for _, err := range chromedp.Events(ph.ctx, page.JavascriptDialogOpening) {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(ph.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}
+	}()
+	ph.pair(srv.PairLink)
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
+	ph.step("settings", chromedp.Navigate(base+"/settings"))
+	ph.poll("claude not hooked", `document.querySelector('[data-testid="hook-agent"][data-runtime="claude"] [data-testid="hook-state"]')?.textContent === "not installed"`)
+	ph.step("review", chromedp.Click(`[data-testid="hook-agent"][data-runtime="claude"] [data-testid="hook-review"]`))
+	ph.poll("the diff", `[...document.querySelectorAll('[data-testid="hook-plan"] .dl.add')].some(l => l.textContent.includes("hook --runtime claude"))`)
+	ph.checkPhone("settings-hooks")
+	shot(t, ph.ctx, "settings-hooks")
+	settings := filepath.Join(home, ".claude", "settings.json")
+	if _, err := os.Stat(settings); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("reviewing wrote %s: %v", settings, err)
+	}
+	ph.step("install", chromedp.Click(`[data-testid="hook-install"]`))
+	ph.poll("installed", `document.querySelector('[data-testid="hooks-note"]')?.textContent.includes("hooks installed") &&
+		document.querySelector('[data-testid="hook-agent"][data-runtime="claude"] [data-testid="hook-state"]').textContent === "installed"`)
+	b, err := os.ReadFile(settings)
+	if err != nil || !strings.Contains(string(b), servetest.Binary(t)) || !strings.Contains(string(b), "hook --runtime claude") {
+		t.Fatalf("%s after install: %s %v", settings, b, err)
+	}
 }

@@ -537,3 +537,23 @@ func Status(opts Options, runtimes []string) ([]RuntimeStatus, error) {
 	}
 	return out, errors.Join(errs...)
 }
+
+// Installer is Status, Plan and Install of one runtime over fixed
+// Options, for a caller that offers them one agent at a time (the
+// settings page).
+type Installer struct{ Options Options }
+
+// Status is Status of every runtime.
+func (i Installer) Status() ([]RuntimeStatus, error) { return Status(i.Options, nil) }
+
+// Plan is Plan of one runtime.
+func (i Installer) Plan(runtime string) (InstallPlan, error) { return Plan(i.Options, runtime) }
+
+// Install is Install of one runtime, not a dry run.
+func (i Installer) Install(runtime string) (Result, error) {
+	res, err := Install(i.Options, []string{runtime}, false)
+	if len(res) != 1 {
+		return Result{}, errors.Join(err, fmt.Errorf("hookinstall: no result for %s", runtime))
+	}
+	return res[0], err
+}
