@@ -81,6 +81,8 @@ type Board struct {
 	Filtered bool
 	// More is the link to the next page of cards; empty on the last.
 	More More
+	// Office is the office view; nil when the setting is off.
+	Office *Office
 }
 
 // BoardFilter narrows the board to one agent, one project, or live

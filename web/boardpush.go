@@ -24,20 +24,23 @@ type boardShown struct {
 	cards map[string][]byte
 	meta  []byte
 	strip []byte
+	// office is the office view's HTML; nil while the setting is off.
+	office []byte
 }
 
 // boardFrame is the board's first page under one filter, rendered once per
 // broadcast for every viewer with that filter.
 type boardFrame struct {
-	s     *Server
-	b     views.Board
-	whole bool
-	ids   []string
-	cards map[string][]byte // each card's HTML as a page renders it
-	views map[string]views.Card
-	meta  []byte
-	strip []byte
-	full  []byte // the whole board, rendered when a viewer needs it
+	s      *Server
+	b      views.Board
+	whole  bool
+	ids    []string
+	cards  map[string][]byte // each card's HTML as a page renders it
+	views  map[string]views.Card
+	meta   []byte
+	strip  []byte
+	office []byte
+	full   []byte // the whole board, rendered when a viewer needs it
 }
 
 // cardRender remembers a card's HTML across broadcasts: a card whose view
@@ -100,6 +103,11 @@ func (fs *boardFrames) frame(ctx context.Context, f views.BoardFilter) (*boardFr
 	if fr.strip, err = renderBytes(ctx, views.NeedsStrip(b, true)); err != nil {
 		return nil, err
 	}
+	if b.Office != nil {
+		if fr.office, err = renderBytes(ctx, views.OfficeView(*b.Office, true)); err != nil {
+			return nil, err
+		}
+	}
 	fs.frames[f] = fr
 	return fr, nil
 }
@@ -122,15 +130,17 @@ func (fr *boardFrame) fullBoard(ctx context.Context) ([]byte, error) {
 }
 
 func (fr *boardFrame) shown() *boardShown {
-	return &boardShown{whole: fr.whole, ids: fr.ids, cards: fr.cards, meta: fr.meta, strip: fr.strip}
+	return &boardShown{whole: fr.whole, ids: fr.ids, cards: fr.cards, meta: fr.meta, strip: fr.strip, office: fr.office}
 }
 
 // delta is what brings a viewer that was sent old up to fr: nil when
 // nothing differs.
 func (fs *boardFrames) delta(ctx context.Context, fr *boardFrame, old *boardShown) ([]byte, error) {
-	if old == nil || old.whole || fr.whole {
+	// The office view turned on or off: it has no place to go in, or to
+	// leave, but the whole board.
+	if old == nil || old.whole || fr.whole || (old.office == nil) != (fr.office == nil) {
 		if old != nil && old.whole && fr.whole && bytes.Equal(old.meta, fr.meta) && bytes.Equal(old.strip, fr.strip) &&
-			slices.Equal(old.ids, fr.ids) && fr.b.Loaded {
+			bytes.Equal(old.office, fr.office) && slices.Equal(old.ids, fr.ids) && fr.b.Loaded {
 			return nil, nil
 		}
 		return fr.fullBoard(ctx)
@@ -141,6 +151,9 @@ func (fs *boardFrames) delta(ctx context.Context, fr *boardFrame, old *boardShow
 	}
 	if !bytes.Equal(old.strip, fr.strip) {
 		out.Write(fr.strip)
+	}
+	if !bytes.Equal(old.office, fr.office) {
+		out.Write(fr.office)
 	}
 	for _, id := range old.ids {
 		if _, ok := fr.cards[id]; !ok {

@@ -10,6 +10,7 @@ import (
 
 	"paddock/internal/board"
 	"paddock/internal/session"
+	"paddock/internal/settings"
 	"paddock/views"
 )
 
@@ -54,6 +55,14 @@ func (h *hub) run(ctx context.Context) error {
 		}
 	}()
 
+	// A change of the settings can change every board (the office view).
+	var settingsChanged <-chan settings.Values
+	if h.s.opts.Settings != nil {
+		ch, stop := h.s.opts.Settings.Subscribe()
+		defer stop()
+		settingsChanged = ch
+	}
+
 	loaded := h.s.opts.Board.Loaded()
 	poll := time.NewTicker(loadPoll)
 	defer poll.Stop()
@@ -77,6 +86,8 @@ func (h *hub) run(ctx context.Context) error {
 				loaded = true
 				h.broadcast(ctx, clients, board.Change{Full: true}, drop)
 			}
+		case <-settingsChanged:
+			h.broadcast(ctx, clients, board.Change{Full: true}, drop)
 		case ch, ok := <-changes:
 			if !ok {
 				changes = nil

@@ -238,6 +238,9 @@ func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 		}
 	}
 	slots := board.Teams(shown, s.opts.Now())
+	if s.opts.Settings != nil && s.opts.Settings.Get().Office {
+		b.Office = s.office(shown, slots)
+	}
 	from := 0
 	if after != "" {
 		i := slices.IndexFunc(slots, func(sl board.Slot) bool { return isDomID(shown[sl.Index].Key(), after) })

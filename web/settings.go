@@ -21,6 +21,8 @@ type Settings interface {
 	Get() settings.Values
 	Defaults() settings.Values
 	Set(ctx context.Context, v settings.Values) error
+	// Subscribe hears each change of the values in force.
+	Subscribe() (<-chan settings.Values, func())
 }
 
 // The choices the form offers; a value set otherwise (on the command

@@ -1041,3 +1041,36 @@ func TestBrowserInstallsHooksFromSettings(t *testing.T) {
 		t.Fatalf("%s after install: %s %v", settings, b, err)
 	}
 }
+
+// The office view, turned on from the settings: a session asking for
+// approval sits at a desk and pulses, unless the phone asks for reduced
+// motion; the floor fits a phone.
+func TestBrowserOfficeView(t *testing.T) {
+	chrome := chromiumPath(t)
+	home := fixtureHome(t)
+	const id = "5b2a4e6c-0000-4000-8000-0000000office"
+	writeLongTranscript(t, filepath.Join(home, ".claude", "projects", "-tmp-fakehome1-proj"), id, 4)
+	srv := servetest.Start(t, home)
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	ph.poll("no office by default", `!document.getElementById("office")`)
+	ph.step("settings", chromedp.Navigate(base+"/settings"))
+	ph.step("office on", chromedp.Click(`[data-testid="setting-office"]`), chromedp.Click(`[data-testid="settings-save"]`))
+	ph.poll("saved", `document.querySelector('[data-testid="settings-note"]')?.textContent === "Saved."`)
+	ph.step("board", chromedp.Navigate(base+"/"))
+	ph.poll("the office", `!!document.getElementById("office")`)
+	held := startRelayHook(t, srv, "PermissionRequest", `{"session_id":"`+id+`","hook_event_name":"PermissionRequest","cwd":"/tmp/fakehome1/proj","tool_name":"Bash","tool_input":{"command":"make deploy"}}`)
+	ph.poll("at a desk, asking", `(() => { const a = document.querySelector('[data-testid="office-agent"][data-state="approval"]');
+		return !!a && a.textContent.includes("needs approval") && a.getAttribute("href") === "/s/claude/`+id+`"; })()`)
+	halo := `getComputedStyle(document.querySelector('[data-testid="office-agent"][data-state="approval"] .halo')).animationName`
+	ph.poll("it pulses", halo+` === "office-ask"`)
+	if _, err := chromedp.Call(ph.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}}); err != nil {
+		t.Fatal(err)
+	}
+	ph.poll("still under reduced motion", halo+` === "none"`)
+	ph.checkPhone("office")
+	shot(t, ph.ctx, "office")
+	ph.step("deny", chromedp.Click(`[data-testid="needs-you"] [data-testid="deny"]`))
+	held()
+}
