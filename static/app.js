@@ -212,8 +212,17 @@
       return;
     }
     function prefs() {
-      return { approvals: form.elements.approvals.checked, questions: form.elements.questions.checked,
-        hide_details: form.elements.hide_details.checked, delay_seconds: parseInt(form.elements.delay_seconds.value, 10) || 0 };
+      var el = form.elements;
+      var boxes = Array.prototype.slice.call(form.querySelectorAll('input[name="agent"]'));
+      var agents = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
+      var p = { approvals: el.approvals.checked, questions: el.questions.checked, turns: el.turns.checked, errors: el.errors.checked,
+        hide_details: el.hide_details.checked, delay_seconds: parseInt(el.delay_seconds.value, 10) || 0,
+        // Every agent checked is "all": an agent added later is included.
+        agents: agents.length === boxes.length ? [] : agents,
+        mute_projects: el.mute_projects.value.split(",").map(function (x) { return x.trim(); }).filter(Boolean),
+        quiet_from: el.quiet_from.value, quiet_to: el.quiet_to.value };
+      try { p.tz = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { p.tz = ""; }
+      return p;
     }
     form.querySelector("[data-push-enable]").addEventListener("click", function () {
       say("Asking…");
@@ -227,9 +236,10 @@
       }).then(function (sub) {
         var body = sub.toJSON();
         body.prefs = prefs();
+        if (!form.querySelector('input[name="agent"]:checked')) { throw new Error("choose at least one agent"); }
         return fetch("/api/v1/push/subscriptions", { method: "POST", headers: csrfHeaders(), body: JSON.stringify({ endpoint: body.endpoint, keys: body.keys, prefs: body.prefs }) });
       }).then(function (r) {
-        if (!r.ok) { return r.json().then(function (e) { throw new Error(e.message || r.status); }); }
+        if (!r.ok) { return r.json().then(function (e) { throw new Error((e.error && e.error.message) || r.status); }); }
         say("Saved: this device gets notifications.");
         form.querySelector("[data-push-test]").disabled = false;
         form.querySelector("[data-push-disable]").disabled = false;

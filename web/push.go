@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v5"
@@ -156,6 +157,12 @@ func (s *Server) settingsPage(c *echo.Context) error {
 			return err
 		}
 		v.Subscribed, v.Approvals, v.Questions, v.HideDetails, v.Delay = ok, prefs.Approvals, prefs.Questions, prefs.HideDetails, prefs.DelaySeconds
+		v.Turns, v.Errors = prefs.Turns, prefs.Errors
+		v.Muted, v.QuietFrom, v.QuietTo = strings.Join(prefs.MuteProjects, ", "), prefs.QuietFrom, prefs.QuietTo
+		for _, name := range s.opts.Agents.Names() {
+			v.PushAgents = append(v.PushAgents, views.AgentCheck{Name: name, Label: s.opts.Agents.Label(name),
+				Checked: len(prefs.Agents) == 0 || slices.Contains(prefs.Agents, name)})
+		}
 	}
 	var err error
 	if v.Devices, err = s.deviceViews(c); err != nil {

@@ -51,6 +51,9 @@ func TestPushSubscriptionsChecked(t *testing.T) {
 		"unknown field":  strings.Replace(subscriptionJSON(t, "https://fcm.googleapis.com/fcm/send/x", prefs), `"prefs"`, `"extra":1,"prefs"`, 1),
 		"negative delay": subscriptionJSON(t, "https://fcm.googleapis.com/fcm/send/x", `{"approvals":true,"delay_seconds":-5}`),
 		"bad keys":       `{"endpoint":"https://fcm.googleapis.com/fcm/send/x","keys":{"p256dh":"AA","auth":"BB"},"prefs":{}}`,
+		"unknown agent":  subscriptionJSON(t, "https://fcm.googleapis.com/fcm/send/x", `{"approvals":true,"agents":["claude","hal9000"]}`),
+		"half quiet":     subscriptionJSON(t, "https://fcm.googleapis.com/fcm/send/x", `{"approvals":true,"quiet_from":"22:00"}`),
+		"quiet, no zone": subscriptionJSON(t, "https://fcm.googleapis.com/fcm/send/x", `{"approvals":true,"quiet_from":"22:00","quiet_to":"07:00"}`),
 	} {
 		if resp := post(body); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("%s: %d, want 400", name, resp.StatusCode)
@@ -59,8 +62,20 @@ func TestPushSubscriptionsChecked(t *testing.T) {
 	if subs, _ := r.store.PushSubscriptions(t.Context()); len(subs) != 0 {
 		t.Fatalf("bad subscriptions stored: %+v", subs)
 	}
-	if resp := post(subscriptionJSON(t, "https://fcm.googleapis.com/fcm/send/good", prefs)); resp.StatusCode != http.StatusCreated {
+	full := `{"approvals":true,"questions":false,"turns":true,"errors":true,"agents":["codex","pi"],"mute_projects":["scratch"],` +
+		`"quiet_from":"22:00","quiet_to":"07:00","tz":"Europe/Paris"}`
+	if resp := post(subscriptionJSON(t, "https://fcm.googleapis.com/fcm/send/good", full)); resp.StatusCode != http.StatusCreated {
 		t.Fatalf("a good subscription: %d", resp.StatusCode)
+	}
+	// The settings page shows the device's choices back.
+	page := r.do(r.srv.Handler(), http.MethodGet, "/settings", withCookie(tok)).Body.String()
+	for _, want := range []string{`name="turns" checked`, `name="errors" checked`, `value="codex" checked`, `value="scratch"`, `name="quiet_from" value="22:00"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the settings page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `value="claude" checked`) {
+		t.Error("an agent the device left out is shown checked")
 	}
 	// Without the CSRF token: refused.
 	if w := r.do(r.srv.Handler(), http.MethodPost, "/api/v1/push/subscriptions", withCookie(tok),

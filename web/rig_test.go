@@ -92,7 +92,7 @@ func newRig(t testing.TB) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.push, err = push.New(push.Options{Keys: keys, Store: st, Items: r.items}); err != nil {
+	if r.push, err = push.New(push.Options{Keys: keys, Store: st, Items: r.items, Cards: r.live, Agents: registry.Default().Names()}); err != nil {
 		t.Fatal(err)
 	}
 	r.store = st

@@ -182,8 +182,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 	if err != nil {
 		return nil, err
 	}
-	if a.push, err = push.New(push.Options{Keys: keys, Store: a.data.Store, Items: a.items, Label: agents.Label,
-		Log: log.With("component", "push")}); err != nil {
+	if a.push, err = push.New(push.Options{Keys: keys, Store: a.data.Store, Items: a.items, Cards: a.live, Agents: agents.Names(),
+		Label: agents.Label, Log: log.With("component", "push")}); err != nil {
 		return nil, err
 	}
 	cm := a.certs

@@ -90,6 +90,7 @@ func DecodeClaudeProtocol(installed string, f Fields, kindOf func(string, Fields
 		Reason:           f.Str("reason"),
 		AgentID:          f.Str("agent_id"),
 		AgentType:        f.Str("agent_type"),
+		Failed:           name == "StopFailure",
 	}
 	if isToolEvent(name) {
 		if _, fe := RequireStr(f, name, "tool_name"); fe != nil {

@@ -77,6 +77,9 @@ type Event struct {
 	Reply       string // answer of a Replied event: once/always/reject, approved/rejected, Yes/No
 
 	NotificationType string // permission_prompt, idle_prompt, elicitation_dialog, …
+	// Failed marks a Stop that ended the turn on an error the agent
+	// reports (an API error, a rate limit): StopFailure.
+	Failed bool
 	Message          string // notification text or last assistant message, truncated
 	Prompt           string // submitted prompt, truncated
 	Steer            bool   // the prompt steers a running turn (Kimi is_steer)

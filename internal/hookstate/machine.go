@@ -20,6 +20,7 @@ type Machine struct {
 	// stamped before it is stale and changes no state.
 	stateAt    time.Time
 	lastHook   time.Time // arrival of the last hook
+	failed     bool      // the last turn ended on an error (StopFailure)
 	lastOutput time.Time // latest terminal output the owner reported
 	mode       string    // last permission mode a payload carried
 
@@ -100,6 +101,10 @@ func NewMachine(cfg Config, opts Options, now time.Time) *Machine {
 
 // State is the current state.
 func (m *Machine) State() State { return m.state }
+
+// TurnFailed reports whether the last turn ended on an error the agent
+// reported (until the next prompt).
+func (m *Machine) TurnFailed() bool { return m.failed }
 
 // Since is when the current state began.
 func (m *Machine) Since() time.Time { return m.since }
@@ -182,6 +187,7 @@ func (m *Machine) apply(ev Event, at time.Time) {
 			break // steering a running turn changes nothing
 		}
 		m.clearTurn(at)
+		m.failed = false
 		m.enter(StatePrompting, at, true)
 
 	case KindBusy:
@@ -254,6 +260,7 @@ func (m *Machine) apply(ev Event, at time.Time) {
 			m.closeDialog(at, closeStop)
 		}
 		m.result(at)
+		m.failed = ev.Kind == KindStop && ev.Failed
 		m.enter(StateWaiting, at, true)
 
 	case KindInterrupt:

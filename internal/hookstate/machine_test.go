@@ -380,3 +380,37 @@ func TestDialogInvariant(t *testing.T) {
 		}
 	}
 }
+
+// A turn that ended on an error says so until the next prompt, for the
+// agents that report it (Claude Code's and Kimi Code's StopFailure).
+func TestStopFailureMarksTheTurnFailed(t *testing.T) {
+	for _, rt := range []string{"claude", "kimi"} {
+		t.Run(rt, func(t *testing.T) {
+			m := newMachine(rt, Config{})
+			sid := `"session_id":"s1"`
+			if rt == "kimi" {
+				sid = `"session_id":"session_0b5d4c2e-1111-4a2b-9c3d-aaaaaaaaaaaa"`
+			}
+			apply := func(event, extra string) {
+				ev, err := Decode(rt, event, []byte(`{"hook_event_name":"`+event+`",`+sid+extra+`}`))
+				if err != nil {
+					t.Fatalf("%s: %v", event, err)
+				}
+				m.Apply(ev, t0.Add(time.Second))
+			}
+			apply("UserPromptSubmit", `,"prompt":"go"`)
+			apply("StopFailure", `,"error":"rate_limit","error_details":"429 Too Many Requests"`)
+			if m.State() != StateWaiting || !m.TurnFailed() {
+				t.Fatalf("after StopFailure: %s, failed %v", m.State(), m.TurnFailed())
+			}
+			apply("UserPromptSubmit", `,"prompt":"again"`)
+			if m.TurnFailed() {
+				t.Fatal("a new prompt kept the failure")
+			}
+			apply("Stop", ``)
+			if m.State() != StateWaiting || m.TurnFailed() {
+				t.Fatalf("after a Stop: %s, failed %v", m.State(), m.TurnFailed())
+			}
+		})
+	}
+}

@@ -51,6 +51,9 @@ type Card struct {
 	Freed uint64
 	// Runs are the card's earlier sessions, oldest first (at most five).
 	Runs []Run
+	// TurnFailed: the last turn ended on an error the agent reported (an
+	// API error, a rate limit), until the next prompt.
+	TurnFailed bool
 }
 
 // Run is an earlier session shown on the same card: the conversation

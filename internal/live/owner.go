@@ -445,7 +445,7 @@ func (o *owner) card(k session.Key) (Card, bool) {
 		return Card{}, false
 	}
 	c := Card{Key: k, State: mc.State(), Since: mc.Since(), Attention: mc.Attention(),
-		PermissionMode: mc.PermissionMode(), Metrics: mc.Metrics()}
+		PermissionMode: mc.PermissionMode(), Metrics: mc.Metrics(), TurnFailed: mc.TurnFailed()}
 	if d, ok := mc.Dialog(); ok {
 		c.Dialog = &d
 	}

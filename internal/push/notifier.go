@@ -2,6 +2,8 @@ package push
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +16,8 @@ import (
 
 	"paddock/internal/decisions"
 	"paddock/internal/history"
+	"paddock/internal/hookstate"
+	"paddock/internal/live"
 	"paddock/internal/session"
 	"paddock/internal/store"
 )
@@ -31,11 +35,24 @@ type Items interface {
 	List(f decisions.Filter) []decisions.Item
 }
 
+// Cards are the sessions' live cards (internal/live): a finished turn is
+// a card that entered "your turn".
+type Cards interface {
+	Cards() []live.Card
+	Card(k session.Key) (live.Card, bool)
+	Subscribe() (<-chan session.Change, func())
+}
+
 // Options configure a Notifier; Keys, Store and Items are required.
 type Options struct {
 	Keys  *Keys
 	Store Store
 	Items Items
+	// Cards tell of finished turns; nil: no turn is notified.
+	Cards Cards
+	// Agents are the known agents' names, which preferences may choose
+	// from.
+	Agents []string
 	// Label is an agent's display name ("Claude Code").
 	Label func(runtime string) string
 	// Subscriber is the VAPID "sub" claim: a contact URL or mailto.
@@ -52,7 +69,12 @@ type Options struct {
 
 // Notifier sends the notifications. Run owns its loop; Subscribe,
 // Unsubscribe and Test are safe from any goroutine.
-type Notifier struct{ o Options }
+type Notifier struct {
+	o Options
+	// subscribed is closed once Run hears the items and cards: what
+	// happens from then on is notified.
+	subscribed chan struct{}
+}
 
 // New makes a Notifier.
 func New(o Options) (*Notifier, error) {
@@ -77,7 +99,7 @@ func New(o Options) (*Notifier, error) {
 	if o.Tick <= 0 {
 		o.Tick = 250 * time.Millisecond
 	}
-	return &Notifier{o: o}, nil
+	return &Notifier{o: o, subscribed: make(chan struct{})}, nil
 }
 
 // PublicKey is the VAPID public key a browser subscribes with.
@@ -96,7 +118,7 @@ func (n *Notifier) CheckCapability(deviceID, itemID, token string) bool {
 // Subscribe stores device's subscription after checking it; the error
 // says what is wrong with it.
 func (n *Notifier) Subscribe(ctx context.Context, deviceID string, s Subscription) error {
-	if err := s.Check(n.o.ExtraHosts); err != nil {
+	if err := s.Check(n.o.ExtraHosts, n.o.Agents); err != nil {
 		return &BadSubscription{err.Error()}
 	}
 	return n.o.Store.SavePushSubscription(ctx, store.PushSubscription{Endpoint: s.Endpoint, DeviceID: deviceID,
@@ -159,7 +181,7 @@ func (n *Notifier) Test(ctx context.Context, deviceID string) (int, error) {
 
 // message is a notification's payload, read by the service worker.
 type message struct {
-	Type    string   `json:"type"` // item, close, test
+	Type    string   `json:"type"` // item, turn, close, test
 	Tag     string   `json:"tag"`  // one notification per item: the item's id
 	Title   string   `json:"title,omitempty"`
 	Body    string   `json:"body,omitempty"`
@@ -175,10 +197,23 @@ type action struct {
 	Title  string `json:"title"`
 }
 
-// waiting is an item still open and the subscriptions told of it.
+// waiting is what is open — an item, or a finished turn — and the
+// subscriptions told of it.
 type waiting struct {
-	item decisions.Item
+	item decisions.Item // when it is an item
+	turn *live.Card     // when it is a turn: the card as it entered "your turn"
 	sent map[string]store.PushSubscription
+}
+
+func newWaiting(it decisions.Item) *waiting {
+	return &waiting{item: it, sent: map[string]store.PushSubscription{}}
+}
+
+// turnTag is a finished turn's notification tag: one per session, so the
+// next turn's replaces it, and URL-safe for the push service's topic.
+func turnTag(k session.Key) string {
+	sum := sha256.Sum256([]byte(k.String()))
+	return "turn-" + hex.EncodeToString(sum[:])[:27]
 }
 
 // Run sends notifications until ctx ends.
@@ -187,8 +222,24 @@ func (n *Notifier) Run(ctx context.Context) error {
 	defer cancel()
 	open := map[string]*waiting{}
 	for _, it := range n.o.Items.List(decisions.Filter{PendingOnly: true}) {
-		open[it.ID] = &waiting{item: it, sent: map[string]store.PushSubscription{}}
+		open[it.ID] = newWaiting(it)
 	}
+	var changes <-chan session.Change
+	// turnAt is when each session's current "your turn" began, as last
+	// seen: a turn is notified once, and not at all when it had finished
+	// before paddock started.
+	turnAt := map[session.Key]time.Time{}
+	if n.o.Cards != nil {
+		ch, stop := n.o.Cards.Subscribe()
+		defer stop()
+		changes = ch
+		for _, c := range n.o.Cards.Cards() {
+			if c.State == hookstate.StateWaiting {
+				turnAt[c.Key] = c.Since
+			}
+		}
+	}
+	close(n.subscribed)
 	tick := time.NewTicker(n.o.Tick)
 	defer tick.Stop()
 	for {
@@ -203,14 +254,28 @@ func (n *Notifier) Run(ctx context.Context) error {
 			w := open[it.ID]
 			switch {
 			case it.Resolution == "" && w == nil:
-				open[it.ID] = &waiting{item: it, sent: map[string]store.PushSubscription{}}
+				open[it.ID] = newWaiting(it)
 				n.due(ctx, open)
 			case it.Resolution != "" && w != nil:
-				for _, s := range w.sent {
-					n.send(ctx, s, message{Type: "close", Tag: it.ID, Title: n.o.Label(it.Key.Runtime), Body: resolvedBody(it)}, "")
-				}
+				n.closeAll(ctx, w, it.ID, resolvedBody(it))
 				delete(open, it.ID)
 			}
+		case ch, ok := <-changes:
+			if !ok {
+				changes = nil
+				continue
+			}
+			keys := ch.Updated
+			if ch.Full {
+				keys = nil
+				for _, c := range n.o.Cards.Cards() {
+					keys = append(keys, c.Key)
+				}
+			}
+			for _, k := range append(keys, ch.Removed...) {
+				n.turnChanged(ctx, k, open, turnAt)
+			}
+			n.due(ctx, open)
 		case <-tick.C:
 			if len(open) > 0 {
 				n.due(ctx, open)
@@ -219,9 +284,47 @@ func (n *Notifier) Run(ctx context.Context) error {
 	}
 }
 
-// due sends each open item to the subscriptions whose preferences want it
-// and whose escalation delay has passed.
+// turnChanged opens a finished turn of k, or closes the one it had when
+// the user has moved on (a prompt, the session gone).
+func (n *Notifier) turnChanged(ctx context.Context, k session.Key, open map[string]*waiting, turnAt map[session.Key]time.Time) {
+	tag := turnTag(k)
+	c, ok := n.o.Cards.Card(k)
+	if ok && c.State == hookstate.StateWaiting {
+		if at, seen := turnAt[k]; seen && at.Equal(c.Since) {
+			return
+		}
+		turnAt[k] = c.Since
+		if w := open[tag]; w != nil {
+			n.closeAll(ctx, w, tag, "")
+		}
+		open[tag] = &waiting{turn: &c, sent: map[string]store.PushSubscription{}}
+		return
+	}
+	delete(turnAt, k)
+	if w := open[tag]; w != nil {
+		n.closeAll(ctx, w, tag, "Answered.")
+		delete(open, tag)
+	}
+}
+
+// closeAll closes w's notification on every device told of it.
+func (n *Notifier) closeAll(ctx context.Context, w *waiting, tag, body string) {
+	rt := w.item.Key.Runtime
+	if w.turn != nil {
+		rt = w.turn.Key.Runtime
+	}
+	for _, s := range w.sent {
+		n.send(ctx, s, message{Type: "close", Tag: tag, Title: n.o.Label(rt), Body: body}, "")
+	}
+}
+
+// due sends each open item and turn to the subscriptions whose
+// preferences want it, outside their quiet hours and once their
+// escalation delay has passed.
 func (n *Notifier) due(ctx context.Context, open map[string]*waiting) {
+	if len(open) == 0 {
+		return
+	}
 	subs, err := n.o.Store.PushSubscriptions(ctx)
 	if err != nil {
 		n.o.Log.Warn("push subscriptions unreadable", "error", err)
@@ -234,20 +337,62 @@ func (n *Notifier) due(ctx context.Context, open map[string]*waiting) {
 				continue
 			}
 			p := parsePrefs(s.Prefs)
-			if !wants(p, w.item.Kind) || now.Before(w.item.Created.Add(time.Duration(p.DelaySeconds)*time.Second)) {
+			if !w.wanted(p) || p.quiet(now) || now.Before(w.since().Add(time.Duration(p.DelaySeconds)*time.Second)) {
 				continue
 			}
 			w.sent[s.Endpoint] = s
-			n.send(ctx, s, n.itemMessage(w.item, s.DeviceID, p), webpush.UrgencyHigh)
+			if w.turn != nil {
+				n.send(ctx, s, n.turnMessage(*w.turn, p), webpush.UrgencyNormal)
+			} else {
+				n.send(ctx, s, n.itemMessage(w.item, s.DeviceID, p), webpush.UrgencyHigh)
+			}
 		}
 	}
 }
 
-func wants(p Prefs, k decisions.Kind) bool {
-	if k == decisions.KindApproval {
-		return p.Approvals
+// since is when w began waiting for the user.
+func (w *waiting) since() time.Time {
+	if w.turn != nil {
+		return w.turn.Since
 	}
-	return p.Questions
+	return w.item.Created
+}
+
+// wanted reports whether p wants to hear of w at all.
+func (w *waiting) wanted(p Prefs) bool {
+	if w.turn != nil {
+		kind := p.Turns
+		if w.turn.TurnFailed {
+			kind = p.Errors
+		}
+		return kind && p.about(w.turn.Key.Runtime, session.ShortProject(w.turn.Cwd, ""))
+	}
+	kind := p.Questions
+	if w.item.Kind == decisions.KindApproval {
+		kind = p.Approvals
+	}
+	return kind && p.about(w.item.Key.Runtime, session.ShortProject(w.item.Cwd, ""))
+}
+
+// turnMessage says which agent finished (or stopped on an error), and
+// after which prompt.
+func (n *Notifier) turnMessage(c live.Card, p Prefs) message {
+	agent := n.o.Label(c.Key.Runtime)
+	m := message{Type: "turn", Tag: turnTag(c.Key), URL: "/s/" + url.PathEscape(c.Key.Runtime) + "/" + url.PathEscape(c.Key.ID)}
+	m.Title, m.Body = agent+" finished", "Your turn."
+	if c.TurnFailed {
+		m.Title, m.Body = agent+" stopped on an error", "The turn ended on an error the agent reported."
+	}
+	if project := session.ShortProject(c.Cwd, ""); project != "" {
+		m.Title += " · " + project
+	}
+	switch {
+	case p.HideDetails:
+		m.Body = "Open paddock to see it."
+	case c.LastPrompt != "" && !c.TurnFailed:
+		m.Body = history.ClipRunes("Your turn. You asked: "+c.LastPrompt, 100)
+	}
+	return m
 }
 
 // itemMessage says which agent needs what, in at most 100 characters of

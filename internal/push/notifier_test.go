@@ -20,6 +20,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,8 @@ import (
 	"golang.org/x/crypto/hkdf"
 
 	"paddock/internal/decisions"
+	"paddock/internal/hookstate"
+	"paddock/internal/live"
 	"paddock/internal/session"
 	"paddock/internal/store"
 )
@@ -165,6 +168,7 @@ func (ps *pushService) wait(t *testing.T, n int) []delivery {
 type rig struct {
 	st    *store.Store
 	items *decisions.Broker
+	live  *live.Service
 	n     *Notifier
 	keys  *Keys
 	ps    *pushService
@@ -190,15 +194,19 @@ func newRig(t *testing.T) *rig {
 	}
 	r.items = decisions.New(decisions.Options{Persist: st, Now: r.clock})
 	go r.items.Run(ctx)
+	r.live = live.New(live.Options{Now: r.clock})
+	go r.live.Run(ctx)
 	if r.keys, err = LoadKeys(dir); err != nil {
 		t.Fatal(err)
 	}
-	r.n, err = New(Options{Keys: r.keys, Store: st, Items: r.items, Label: func(string) string { return "Claude Code" },
+	r.n, err = New(Options{Keys: r.keys, Store: st, Items: r.items, Cards: r.live, Agents: []string{"claude", "codex"},
+		Label:      func(string) string { return "Claude Code" },
 		ExtraHosts: []string{"127.0.0.1"}, Client: r.ps.srv.Client(), Now: r.clock, Tick: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go r.n.Run(ctx)
+	<-r.n.subscribed
 	return r
 }
 
@@ -355,6 +363,141 @@ func TestEscalationDelayAndGoneSubscriptions(t *testing.T) {
 	}
 }
 
+// turn feeds the live state one Claude turn of session s1 in /home/dev/shop.
+func (r *rig) turn(t *testing.T, prompt string, failed bool) {
+	t.Helper()
+	ctx := context.Background()
+	ev := func(kind hookstate.Kind, name string) hookstate.Event {
+		return hookstate.Event{Runtime: "claude", SessionID: "s1", Name: name, Kind: kind, Cwd: "/home/dev/shop", Prompt: prompt}
+	}
+	r.live.HookEvent(ctx, ev(hookstate.KindPrompt, "UserPromptSubmit"))
+	stop := ev(hookstate.KindStop, "Stop")
+	if failed {
+		stop.Name, stop.Failed = "StopFailure", true
+	}
+	r.live.HookEvent(ctx, stop)
+}
+
+func (r *rig) payload(t *testing.T, br browser, d delivery) map[string]any {
+	t.Helper()
+	plain, err := br.decrypt(d.body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(plain, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A finished turn reaches the devices that want finished turns, a turn
+// that ended on an error those that want errors; the next prompt closes
+// the notification.
+func TestTurnsAndErrorsByPreference(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	turns, errs := newBrowser(t), newBrowser(t)
+	if err := r.n.Subscribe(ctx, r.dev.ID, turns.subscription(r.ps.srv.URL+"/turns", Prefs{Turns: true})); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.n.Subscribe(ctx, r.dev.ID, errs.subscription(r.ps.srv.URL+"/errors", Prefs{Errors: true})); err != nil {
+		t.Fatal(err)
+	}
+	r.turn(t, "refactor the cart", false)
+	d := r.ps.wait(t, 1)
+	if d[0].path != "/turns" || d[0].header.Get("Urgency") != "normal" {
+		t.Fatalf("a finished turn went to %s (%s)", d[0].path, d[0].header.Get("Urgency"))
+	}
+	m := r.payload(t, turns, d[0])
+	if m["type"] != "turn" || m["title"] != "Claude Code finished · shop" || m["body"] != "Your turn. You asked: refactor the cart" || m["url"] != "/s/claude/s1" {
+		t.Fatalf("turn payload %v", m)
+	}
+	tag := m["tag"].(string)
+	r.advance(time.Minute)
+	r.turn(t, "now the checkout", true)
+	d = r.ps.wait(t, 3)
+	byPath := map[string]map[string]any{}
+	for _, x := range d[1:] {
+		if x.path == "/turns" {
+			byPath[x.path] = r.payload(t, turns, x)
+		} else {
+			byPath[x.path] = r.payload(t, errs, x)
+		}
+	}
+	if c := byPath["/turns"]; c == nil || c["type"] != "close" || c["tag"] != tag {
+		t.Fatalf("the next prompt did not close the finished turn: %v", byPath)
+	}
+	if e := byPath["/errors"]; e == nil || e["title"] != "Claude Code stopped on an error · shop" || e["tag"] != tag {
+		t.Fatalf("a failed turn: %v", byPath)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := len(r.ps.wait(t, 3)); n != 3 {
+		t.Fatalf("%d deliveries: a failed turn went to the device that wants only finished ones", n)
+	}
+}
+
+// A device hears only of the agents it chose, never of a muted project,
+// and nothing in its quiet hours — what still waits when they end is sent
+// then.
+func TestAgentsMutedProjectsAndQuietHours(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.mu.Lock()
+	r.now = time.Date(2026, 12, 2, 23, 30, 0, 0, time.UTC)
+	r.mu.Unlock()
+	sub := func(path string, edit func(*Prefs)) {
+		p := DefaultPrefs()
+		edit(&p)
+		if err := r.n.Subscribe(ctx, r.dev.ID, newBrowser(t).subscription(r.ps.srv.URL+path, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub("/codex-only", func(p *Prefs) { p.Agents = []string{"codex"} })
+	sub("/mutes-shop", func(p *Prefs) { p.MuteProjects = []string{"Shop"} })
+	sub("/quiet", func(p *Prefs) { p.QuietFrom, p.QuietTo, p.TZ = "22:00", "07:00", "Europe/London" })
+	sub("/everything", func(*Prefs) {})
+	r.open(t, "make deploy")
+	if d := r.ps.wait(t, 1); d[0].path != "/everything" {
+		t.Fatalf("first delivery to %s", d[0].path)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := len(r.ps.wait(t, 1)); n != 1 {
+		t.Fatalf("%d deliveries during quiet hours and to filtered devices", n)
+	}
+	r.advance(7*time.Hour + 31*time.Minute) // 07:01 in London
+	if d := r.ps.wait(t, 2); d[1].path != "/quiet" {
+		t.Fatalf("after the quiet hours: %s", d[1].path)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := len(r.ps.wait(t, 2)); n != 2 {
+		t.Fatalf("%d deliveries: a filtered device was told", n)
+	}
+}
+
+func TestQuietHours(t *testing.T) {
+	p := Prefs{QuietFrom: "22:00", QuietTo: "07:00", TZ: "America/New_York"}
+	day := Prefs{QuietFrom: "12:00", QuietTo: "13:30", TZ: "UTC"}
+	for _, tc := range []struct {
+		p    Prefs
+		at   string
+		want bool
+	}{
+		{p, "2026-12-02T03:30:00Z", true},  // 22:30 in New York
+		{p, "2026-12-02T11:59:00Z", true},  // 06:59
+		{p, "2026-12-02T12:00:00Z", false}, // 07:00
+		{p, "2026-12-02T20:00:00Z", false}, // 15:00
+		{day, "2026-12-02T12:45:00Z", true},
+		{day, "2026-12-02T13:30:00Z", false},
+		{Prefs{}, "2026-12-02T03:30:00Z", false},
+	} {
+		at, _ := time.Parse(time.RFC3339, tc.at)
+		if got := tc.p.quiet(at); got != tc.want {
+			t.Errorf("%+v at %s: quiet %v, want %v", tc.p, tc.at, got, tc.want)
+		}
+	}
+}
+
 func TestSubscriptionsRefused(t *testing.T) {
 	good := newBrowser(t).subscription("https://fcm.googleapis.com/fcm/send/abc", DefaultPrefs())
 	tests := []struct {
@@ -368,6 +511,21 @@ func TestSubscriptionsRefused(t *testing.T) {
 		{"bad p256dh", func(s *Subscription) { s.Keys.P256dh = "AAAA" }, "p256dh"},
 		{"bad auth", func(s *Subscription) { s.Keys.Auth = "!!" }, "auth"},
 		{"delay too long", func(s *Subscription) { s.Prefs.DelaySeconds = 7200 }, "delay_seconds"},
+		{"an unknown agent", func(s *Subscription) { s.Prefs.Agents = []string{"claude", "skynet"} }, `"skynet" is not one of claude, codex`},
+		{"an empty muted project", func(s *Subscription) { s.Prefs.MuteProjects = []string{" "} }, "mute_projects"},
+		{"too many muted projects", func(s *Subscription) { s.Prefs.MuteProjects = slices.Repeat([]string{"p"}, 51) }, "at most 50"},
+		{"quiet hours half given", func(s *Subscription) { s.Prefs.QuietFrom = "22:00" }, "both given"},
+		{"quiet hours not a time", func(s *Subscription) {
+			s.Prefs.QuietFrom, s.Prefs.QuietTo, s.Prefs.TZ = "10pm", "07:00", "Europe/Berlin"
+		}, "quiet_from is a time of day"},
+		{"quiet hours without a zone", func(s *Subscription) { s.Prefs.QuietFrom, s.Prefs.QuietTo = "22:00", "07:00" }, "prefs.tz"},
+		{"quiet hours in no zone", func(s *Subscription) {
+			s.Prefs.QuietFrom, s.Prefs.QuietTo, s.Prefs.TZ = "22:00", "07:00", "Mars/Olympus"
+		}, "prefs.tz"},
+		{"quiet hours, agents and muted projects", func(s *Subscription) {
+			s.Prefs.QuietFrom, s.Prefs.QuietTo, s.Prefs.TZ = "22:00", "07:00", "America/New_York"
+			s.Prefs.Agents, s.Prefs.MuteProjects = []string{"codex"}, []string{"scratch"}
+		}, ""},
 		{"apple", func(s *Subscription) { s.Endpoint = "https://web.push.apple.com/QGx" }, ""},
 		{"mozilla", func(s *Subscription) { s.Endpoint = "https://updates.push.services.mozilla.com/wpush/v2/x" }, ""},
 	}
@@ -375,7 +533,7 @@ func TestSubscriptionsRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := good
 			tt.edit(&s)
-			err := s.Check(nil)
+			err := s.Check(nil, []string{"claude", "codex"})
 			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
 				t.Fatalf("Check: %v, want %q", err, tt.want)
 			}
