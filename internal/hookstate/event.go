@@ -79,12 +79,12 @@ type Event struct {
 	NotificationType string // permission_prompt, idle_prompt, elicitation_dialog, …
 	// Failed marks a Stop that ended the turn on an error the agent
 	// reports (an API error, a rate limit): StopFailure.
-	Failed bool
-	Message          string // notification text or last assistant message, truncated
-	Prompt           string // submitted prompt, truncated
-	Steer            bool   // the prompt steers a running turn (Kimi is_steer)
-	Source           string // SessionStart source (startup, resume, clear, …)
-	Reason           string // SessionEnd / Interrupt / stop reason
+	Failed  bool
+	Message string // notification text or last assistant message, truncated
+	Prompt  string // submitted prompt, truncated
+	Steer   bool   // the prompt steers a running turn (Kimi is_steer)
+	Source  string // SessionStart source (startup, resume, clear, …)
+	Reason  string // SessionEnd / Interrupt / stop reason
 
 	AgentID   string // set when the event comes from inside a subagent
 	AgentType string

@@ -33,6 +33,7 @@ func Agent() agent.Agent {
 			ApprovalNote: func(string) string {
 				return "Kimi Code takes no approval from outside: Deny stops this call; Let it run makes Kimi ask in its own terminal."
 			},
+			Edit: edit,
 		},
 		Launch:  Launch(),
 		Process: process(),

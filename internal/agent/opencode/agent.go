@@ -24,5 +24,6 @@ func Agent() agent.Agent {
 		Screen:     dialogs(),
 		Launch:     Launch(),
 		Process:    process(),
+		UI:         agent.UI{Edit: edit},
 	}
 }

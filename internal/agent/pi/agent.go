@@ -34,7 +34,7 @@ func Agent() agent.Agent {
 		Decisions: policy(),
 		HoldFlag:  &agent.HoldFlag{Name: "pi-hold", Usage: "gate Pi's tool calls (bash, edit, write, …) through the phone, each waiting at most this long before Pi goes on (0, the default: off; at most 10m)"},
 		Install:   install(),
-		UI:        agent.UI{DeskOnly: "Answer in Pi's terminal (start paddock with --pi-hold to gate Pi's tools from here)."},
+		UI:        agent.UI{DeskOnly: "Answer in Pi's terminal (start paddock with --pi-hold to gate Pi's tools from here).", Edit: edit},
 		Launch:    Launch(),
 		Process:   process(),
 	}
