@@ -198,6 +198,103 @@
     for (var i = 0; i < raw.length; i++) { out[i] = raw.charCodeAt(i); }
     return out;
   }
+  // An action htmx sent that the server refused (bad input, an item
+  // already answered, …) says why in the flash, a line over the page;
+  // the part of the page it would have replaced stays as it was.
+  function initFlash() {
+    var flash = document.getElementById("flash");
+    if (!flash) { return; }
+    var timer = null;
+    function show(text) {
+      flash.textContent = text;
+      flash.hidden = false;
+      clearTimeout(timer);
+      timer = setTimeout(function () { flash.hidden = true; }, 10000);
+    }
+    flash.addEventListener("click", function () { flash.hidden = true; });
+    document.addEventListener("htmx:responseError", function (ev) {
+      var xhr = ev.detail.xhr, text = "";
+      try {
+        var doc = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+        var p = doc.querySelector("[data-error-status], [data-testid=error] p");
+        text = p ? p.textContent.trim() : "";
+      } catch (e) { /* not HTML */ }
+      show(text || ("The request failed (" + xhr.status + ")."));
+    });
+  }
+
+  // Review from the phone: a tap on a line of a diff opens a comment box
+  // under it; the panel's form carries every comment (its line, the line
+  // quoted, the text) and Send review sends them as one message.
+  function initReview() {
+    function panelOf(el) { var list = el.closest(".activity-list"); return list && list.parentNode; }
+    function sync(panel) {
+      if (!panel) { return; }
+      var form = panel.querySelector("[data-review-form]");
+      if (!form) { return; }
+      var fields = form.querySelector("[data-review-fields]");
+      fields.textContent = "";
+      var n = 0;
+      panel.querySelectorAll(".review-box").forEach(function (box) {
+        var text = box.querySelector("textarea").value.trim();
+        var line = box.previousElementSibling;
+        if (!text || !line) { return; }
+        n++;
+        [["ref", line.getAttribute("data-ref")], ["quote", line.textContent.replace(/\n$/, "").slice(1).trim()], ["comment", text]].forEach(function (f) {
+          var i = document.createElement("input");
+          i.type = "hidden"; i.name = f[0]; i.value = f[1];
+          fields.append(i);
+        });
+      });
+      form.hidden = n === 0;
+      form.querySelector("[data-review-count]").textContent = n === 1 ? "1 comment" : n + " comments";
+    }
+    document.addEventListener("click", function (ev) {
+      var t = ev.target;
+      var line = t.closest && t.closest("pre.diff[data-review] .dl[data-ref]");
+      if (line) {
+        var next = line.nextElementSibling;
+        if (next && next.classList.contains("review-box")) { next.querySelector("textarea").focus(); return; }
+        var box = document.createElement("span");
+        box.className = "review-box";
+        var ta = document.createElement("textarea");
+        ta.rows = 2; ta.maxLength = 2000;
+        ta.setAttribute("aria-label", "Comment on " + line.getAttribute("data-ref"));
+        ta.setAttribute("data-testid", "review-comment");
+        var rm = document.createElement("button");
+        rm.type = "button"; rm.textContent = "Remove comment"; rm.setAttribute("data-review-remove", "");
+        box.append(ta, rm);
+        line.after(box);
+        line.classList.add("commented");
+        ta.focus();
+        return;
+      }
+      var remove = t.closest && t.closest("[data-review-remove]");
+      if (remove) {
+        var b = remove.parentNode, panel = panelOf(b);
+        if (b.previousElementSibling) { b.previousElementSibling.classList.remove("commented"); }
+        b.remove();
+        sync(panel);
+      }
+    });
+    document.addEventListener("input", function (ev) {
+      if (ev.target.closest && ev.target.closest(".review-box")) { sync(panelOf(ev.target)); }
+    });
+    // A review delivered: its comments are done with (one that was not
+    // keeps them, to send again).
+    document.addEventListener("htmx:afterRequest", function (ev) {
+      var form = ev.target;
+      if (!form.matches || !form.matches("[data-review-form]") || !ev.detail.successful) { return; }
+      if ((ev.detail.xhr.responseText || "").indexOf('data-testid="result-ok"') < 0) { return; }
+      var panel = form.parentNode;
+      panel.querySelectorAll(".review-box").forEach(function (b) {
+        if (b.previousElementSibling) { b.previousElementSibling.classList.remove("commented"); }
+        b.remove();
+      });
+      sync(panel);
+    });
+  }
+
   function initPush() {
     var form = document.querySelector("[data-push-form]");
     if (!form) { return; }
@@ -294,6 +391,8 @@
     initFilters();
     initAgentChoice();
     initPush();
+    initReview();
+    initFlash();
     countNeeds();
     // The installed app's worker (a secure page only): offline, the last
     // board seen opens, marked stale.

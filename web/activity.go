@@ -3,12 +3,15 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/agent"
+	"paddock/internal/board"
 	"paddock/internal/history"
 	"paddock/internal/session"
 	"paddock/views"
@@ -29,11 +32,22 @@ func (s *Server) sessionActivity(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	evs, err := s.opts.Board.Events(c.Request().Context(), k)
+	ctx := c.Request().Context()
+	evs, err := s.opts.Board.Events(ctx, k)
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.ActivityPanel(activity(evs, s.opts.Agents.UIOf(k.Runtime))))
+	a := activity(evs, s.opts.Agents.UIOf(k.Runtime))
+	if e, err := s.opts.Board.Get(ctx, k); err == nil && s.canReview(e) {
+		a.ReviewURL = sessionURL(k) + "/review"
+	}
+	return s.render(c, http.StatusOK, views.ActivityPanel(a))
+}
+
+// canReview says whether a review can reach the session: it runs in
+// paddock's own terminal, which takes messages.
+func (s *Server) canReview(e board.Entry) bool {
+	return s.opts.Hosting != nil && e.Card != nil && e.Card.TerminalID != "" && !e.Over()
 }
 
 // activity pairs each tool result with its call (by id, else the latest
@@ -89,22 +103,29 @@ func activity(evs []session.Event, ui agent.UI) views.Activity {
 // editDiff is a file edit as diff lines: the agent's own patch as it is,
 // or a unified diff of each replacement.
 func editDiff(fe agent.FileEdit) []views.DiffLine {
-	var text string
 	if fe.Patch != "" {
-		text = fe.Patch
-	} else {
-		var b strings.Builder
-		for i := range fe.Old {
-			b.WriteString(udiff.Unified("a/"+strings.TrimPrefix(fe.File, "/"), "b/"+strings.TrimPrefix(fe.File, "/"), fe.Old[i], fe.New[i]))
-		}
-		text = b.String()
+		return diffLines(fe.Patch, fe.File, true)
 	}
-	return diffLines(text)
+	var b strings.Builder
+	whole := true // every part writes a whole file: its line numbers are the file's
+	for i := range fe.Old {
+		b.WriteString(udiff.Unified("a/"+strings.TrimPrefix(fe.File, "/"), "b/"+strings.TrimPrefix(fe.File, "/"), fe.Old[i], fe.New[i]))
+		whole = whole && fe.Old[i] == ""
+	}
+	return diffLines(b.String(), fe.File, whole)
 }
 
-// diffLines is a unified diff's text as lines marked for the page.
-func diffLines(text string) []views.DiffLine {
+// hunkStart reads a unified hunk header's first lines, "@@ -12,3 +14,4 @@".
+var hunkStart = regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
+
+// diffLines is a diff's text as lines marked for the page, each with the
+// file and line it stands for: file is the edit's own, else what a patch
+// names ("*** Update File: …"). Line numbers come from the hunk headers,
+// and only when numbered: a replacement's diff counts from the replaced
+// text, not the file, which the call does not hold.
+func diffLines(text, file string, numbered bool) []views.DiffLine {
 	var out []views.DiffLine
+	oldNo, newNo := 0, 0
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		kind := "ctx"
 		switch {
@@ -115,7 +136,37 @@ func diffLines(text string) []views.DiffLine {
 		case strings.HasPrefix(l, "-"):
 			kind = "del"
 		}
-		out = append(out, views.DiffLine{Kind: kind, Text: l})
+		d := views.DiffLine{Kind: kind, Text: l, File: file}
+		switch kind {
+		case "hunk":
+			for _, p := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
+				if f, ok := strings.CutPrefix(l, p); ok {
+					file, oldNo, newNo = f, 0, 0
+				}
+			}
+			if m := hunkStart.FindStringSubmatch(l); m != nil && numbered {
+				oldNo, _ = strconv.Atoi(m[1])
+				newNo, _ = strconv.Atoi(m[2])
+			} else if strings.HasPrefix(l, "@@") {
+				oldNo, newNo = 0, 0
+			}
+		case "add":
+			if newNo > 0 {
+				d.Line = newNo
+				newNo++
+			}
+		case "del":
+			if oldNo > 0 {
+				d.Line = oldNo
+				oldNo++
+			}
+		default:
+			if newNo > 0 {
+				d.Line = newNo
+				oldNo, newNo = oldNo+1, newNo+1
+			}
+		}
+		out = append(out, d)
 	}
 	return out
 }

@@ -132,5 +132,9 @@ func (s *Server) handleError(c *echo.Context, err error) {
 		return
 	}
 	title := http.StatusText(ae.Status)
+	if c.Request().Header.Get("HX-Request") == "true" {
+		_ = s.render(c, ae.Status, views.ErrorFragment(views.Error{Status: ae.Status, Title: title, Message: ae.Msg}))
+		return
+	}
 	_ = s.render(c, ae.Status, views.ErrorPage(s.page(c, title), views.Error{Status: ae.Status, Title: title, Message: ae.Msg}))
 }

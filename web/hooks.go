@@ -96,7 +96,7 @@ func (s *Server) hookPlan(c *echo.Context) error {
 		v.Problem = "Already installed: nothing would change."
 	default:
 		v.Changed = true
-		v.Diff = diffLines(mask(p.Diff()))
+		v.Diff = diffLines(mask(p.Diff()), "", true)
 	}
 	return s.render(c, http.StatusOK, views.HookPlanView(v))
 }

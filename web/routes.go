@@ -54,6 +54,7 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.GET("/new", s.newSessionPage)
 	a.POST("/new", s.newSessionSubmit)
 	a.POST("/s/:runtime/:id/send", s.sendFromPage)
+	a.POST("/s/:runtime/:id/review", s.sendReview)
 	a.POST("/s/:runtime/:id/control/:action", s.controlFromPage)
 	a.POST("/s/:runtime/:id/key/:key", s.keyFromPage)
 	a.POST("/s/:runtime/:id/delete", s.deleteFromPage)

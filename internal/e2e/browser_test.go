@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1073,4 +1074,63 @@ func TestBrowserOfficeView(t *testing.T) {
 	shot(t, ph.ctx, "office")
 	ph.step("deny", chromedp.Click(`[data-testid="needs-you"] [data-testid="deny"]`))
 	held()
+}
+
+// Review from the phone, with the real Claude Code: the agent writes a
+// file (the mock's EDIT), the session page shows the write as a diff, a
+// tap on one of its lines takes a comment, and Send review delivers every
+// comment — file:line, the line quoted, the text — as one message the
+// agent answers.
+func TestBrowserReviewsADiff(t *testing.T) {
+	chrome := chromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	agent, srv, api := hostingServe(t, ctx)
+	file := filepath.Join(agent.Cwd, "notes.md")
+	var created struct{ ID string }
+	if status, err := api.post("/api/v1/sessions", map[string]any{"runtime": "claude", "workdir": agent.Cwd,
+		"prompt": "please EDIT " + file, "permission_mode": "acceptEdits"}, &created); err != nil || status != http.StatusCreated {
+		t.Fatalf("create: %d %v", status, err)
+	}
+	until(t, 60*time.Second, "the file written", func() (bool, string) {
+		b, err := os.ReadFile(file)
+		return err == nil && string(b) == mockmodel.EditContent(1), fmt.Sprint(string(b), err)
+	})
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
+	ph.step("session", chromedp.Navigate(base+"/s/claude/"+created.ID))
+	ph.poll("the reply", `[...document.querySelectorAll('[data-testid="message"]')].some(m => m.textContent.includes(`+strconv.Quote(mockmodel.ToolFinishedReply)+`))`)
+	ph.step("open the activity", chromedp.Click(`[data-testid="activity"] summary`))
+	line := `pre.diff[data-review] .dl.add[data-ref="` + file + `:1"]`
+	ph.poll("the write as a reviewable diff", `document.querySelector('`+line+`')?.textContent.startsWith("+edited-by-mock-1")`)
+	ph.step("open the write", chromedp.Click(`[data-testid="activity-item"] summary`))
+	ph.step("tap the line", chromedp.Click(line))
+	ph.step("comment", chromedp.SendKeys(`[data-testid="review-comment"]`, "Say which mock wrote this."))
+	ph.poll("one comment ready", `!document.querySelector('[data-testid="review-form"]').hidden &&
+		document.querySelector('[data-review-count]').textContent === "1 comment"`)
+	ph.checkPhone("review")
+	shot(t, ph.ctx, "session-review")
+	ph.step("send the review", chromedp.Click(`[data-testid="review-send"]`))
+	ph.pollFor("review delivered", `document.querySelector('[data-testid="review-result"] [data-testid="result-ok"]')?.textContent.startsWith("Review sent")`, 60*time.Second)
+	ph.poll("the comments cleared", `!document.querySelector('[data-testid="review-comment"]') && document.querySelector('[data-testid="review-form"]').hidden`)
+	// A refused request says why: an empty review (the page never sends
+	// one; a stale form could) gets the server's reason in the flash.
+	ph.step("send an empty review", chromedp.Evaluate[chromedp.Void](`(() => { const f = document.querySelector('[data-testid="review-form"]');
+		f.hidden = false; htmx.trigger(f, "submit"); })()`))
+	ph.poll("the reason shown", `!document.getElementById("flash").hidden && document.getElementById("flash").textContent.startsWith("A review needs at least one comment")`)
+	want := "1. " + file + ":1\n   > edited-by-mock-1\n   Say which mock wrote this."
+	until(t, 60*time.Second, "the agent got the review and answered", func() (bool, string) {
+		var page struct{ Messages []struct{ Role, Text string } }
+		if err := api.get("/api/v1/sessions/claude/"+created.ID+"/messages", &page); err != nil {
+			return false, err.Error()
+		}
+		got := false
+		for i, m := range page.Messages {
+			if m.Role == "user" && strings.Contains(m.Text, want) {
+				got = i+1 < len(page.Messages) && page.Messages[i+1].Text == mockmodel.PlainReply(2)
+			}
+		}
+		return got, fmt.Sprintf("%+v", page.Messages)
+	})
 }

@@ -246,13 +246,44 @@ func (r *record) prompt() (string, bool) {
 	for _, t := range r.Texts {
 		t = strings.TrimSpace(t)
 		if t != "" && !injected(t) {
-			parts = append(parts, t)
+			parts = append(parts, unwrapPasted(t))
 		}
 	}
 	if len(parts) == 0 {
 		return "", false
 	}
 	return strings.Join(parts, "\n\n"), true
+}
+
+// unwrapPasted gives back what the user pasted: Claude Code writes a paste
+// (multi-line text typed in one go, as paddock sends a long message) into
+// the prompt between <pasted_content id="…"> and its closing tag, which
+// carries the same id. The text is the user's; the tags are not.
+func unwrapPasted(t string) string {
+	const open = `<pasted_content id="`
+	var b strings.Builder
+	for {
+		i := strings.Index(t, open)
+		if i < 0 {
+			break
+		}
+		rest := t[i+len(open):]
+		id, body, ok := strings.Cut(rest, `">`)
+		if !ok || strings.ContainsAny(id, "\"<>\n") {
+			break
+		}
+		inner, after, ok := strings.Cut(body, `</pasted_content id="`+id+`">`)
+		if !ok {
+			if inner, after, ok = strings.Cut(body, `</pasted_content>`); !ok {
+				break
+			}
+		}
+		b.WriteString(t[:i])
+		b.WriteString(strings.TrimSuffix(strings.TrimPrefix(inner, "\n"), "\n"))
+		t = after
+	}
+	b.WriteString(t)
+	return strings.TrimSpace(b.String())
 }
 
 // userInput returns the first text of a user turn that is not meta and not a

@@ -22,6 +22,9 @@
 //	                                      (Bash, exec_command escalated, bash, shell_command, shell, run_shell_command)
 //	prompt has ASK, a question tool     → "I'll ask you a question." + AskUserQuestion / request_user_input /
 //	                                      question asking "Which color do you prefer?" (Red: warm, Blue: cool)
+//	prompt has EDIT, a write tool       → "I'll write a file." + one Write / write call writing
+//	                                      "edited-by-mock-<turn>\n…" to the prompt's first absolute
+//	                                      path, else mock_edit.txt (Codex offers none: plain reply)
 //	prompt has SLOW                     → "Mock reply: done (turn <turn>)." after Options.SlowDelay
 //	anything else (or no tool offered)  → "Mock reply: done (turn <turn>)."
 //

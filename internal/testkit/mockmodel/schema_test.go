@@ -334,3 +334,36 @@ func hasType(v any, t string) bool {
 	}
 	return false
 }
+
+// TestWriteFitsRecordedSchemas builds the mock's EDIT call against the
+// write tools exactly as the real CLIs offered them: each gets its own
+// spelling of the path and nothing its schema lacks.
+func TestWriteFitsRecordedSchemas(t *testing.T) {
+	tests := []struct{ source, tool, pathKey string }{
+		{"claude-2.1.328", "Write", "file_path"},
+		{"kimi-code-2.1.0", "Write", "path"},
+		{"opencode-1.18.33", "write", "filePath"},
+		{"pi-0.73.1", "write", "path"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.source, func(t *testing.T) {
+			raw := recordedSchema(t, tc.source, tc.tool)
+			name, in, ok := writeCall([]tool{newTool("Bash", nil), newTool(tc.tool, raw)}, "/tmp/p/notes.md", EditContent(2))
+			if !ok || name != tc.tool {
+				t.Fatalf("writeCall = %s, %v", name, ok)
+			}
+			if errs := validate(decode(t, string(raw)), decode(t, string(in)), "$"); len(errs) > 0 {
+				t.Errorf("arguments %s do not fit %s's schema: %v", in, tc.source, errs)
+			}
+			var args map[string]any
+			if err := json.Unmarshal(in, &args); err != nil || args[tc.pathKey] != "/tmp/p/notes.md" || args["content"] != EditContent(2) {
+				t.Fatalf("arguments %s (%v)", in, err)
+			}
+			for _, k := range []string{"file_path", "filePath", "path"} {
+				if _, has := args[k]; has != (k == tc.pathKey) {
+					t.Errorf("%s present = %v in %s", k, has, in)
+				}
+			}
+		})
+	}
+}

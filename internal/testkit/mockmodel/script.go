@@ -22,6 +22,11 @@ const (
 	RunPreamble = "I'll run a command."
 	// AskPreamble is the text sent before a question tool call.
 	AskPreamble = "I'll ask you a question."
+	// EditPreamble is the text sent before a file-writing tool call.
+	EditPreamble = "I'll write a file."
+	// EditDefaultFile is the file an EDIT prompt naming no absolute path
+	// writes (relative to the agent's directory).
+	EditDefaultFile = "mock_edit.txt"
 	// AskQuestion is the question asked for ASK; AskHeader its short label.
 	AskQuestion = "Which color do you prefer?"
 	AskHeader   = "Color"
@@ -41,6 +46,11 @@ func PlainReply(turn int) string { return fmt.Sprintf("Mock reply: done (turn %d
 // RunCommand is the shell command run for a RUN prompt in the turn-th turn.
 func RunCommand(turn int) string {
 	return fmt.Sprintf("echo hello-from-mock-%d >> mock_out.txt && cat mock_out.txt", turn)
+}
+
+// EditContent is what an EDIT prompt's file gets in the turn-th turn.
+func EditContent(turn int) string {
+	return fmt.Sprintf("edited-by-mock-%d\nsecond line of the mock's file\n", turn)
 }
 
 // TitleReply is the title given for a conversation starting with prompt:
@@ -112,6 +122,8 @@ func newTool(name string, params json.RawMessage) tool {
 var (
 	reRun   = regexp.MustCompile(`\bRUN\b`)
 	reAsk   = regexp.MustCompile(`\bASK\b`)
+	reEdit  = regexp.MustCompile(`\bEDIT\b`)
+	rePath  = regexp.MustCompile(`(?:^|\s)(/[^\s]+)`)
 	reSlow  = regexp.MustCompile(`\bSLOW\b`)
 	reError = regexp.MustCompile(`\bERROR\b`)
 )
@@ -123,11 +135,16 @@ func isPrompt(text string) bool {
 	return t != "" && !strings.HasPrefix(t, "<")
 }
 
-// promptOf returns the typed text of a user item ("" if it has none).
+// pastedTags are Claude Code's marks around text pasted into a prompt:
+// what is between them is the person's.
+var pastedTags = regexp.MustCompile(`</?pasted_content(?: id="[^"]*")?>`)
+
+// promptOf returns the typed (or pasted) text of a user item ("" if it
+// has none).
 func promptOf(it item) string {
 	var parts []string
 	for _, t := range it.texts {
-		if isPrompt(t) {
+		if t = pastedTags.ReplaceAllString(t, ""); isPrompt(t) {
 			parts = append(parts, strings.TrimSpace(t))
 		}
 	}
@@ -173,6 +190,14 @@ func decide(c conversation, idSeq int) Reply {
 	case reAsk.MatchString(prompt):
 		if t, in, ok := questionCall(c.tools); ok {
 			r.Kind, r.Text, r.Tool, r.Input = KindTool, AskPreamble, t, in
+		}
+	case reEdit.MatchString(prompt):
+		path := EditDefaultFile
+		if m := rePath.FindStringSubmatch(prompt); m != nil {
+			path = m[1]
+		}
+		if t, in, ok := writeCall(c.tools, path, EditContent(turn)); ok {
+			r.Kind, r.Text, r.Tool, r.Input = KindTool, EditPreamble, t, in
 		}
 	case reSlow.MatchString(prompt):
 		r.Slow = true
@@ -231,6 +256,28 @@ func shellCall(offered []tool, turn int) (string, json.RawMessage, bool) {
 	for _, st := range shellTools {
 		if t, ok := findTool(offered, st.name); ok {
 			return st.name, fitArgs(t, st.args(RunCommand(turn))), true
+		}
+	}
+	return "", nil, false
+}
+
+// writeTools are the runtimes' whole-file write tools, each given every
+// spelling of the path its family uses; fitArgs keeps the one the
+// offered schema defines.
+var writeTools = []struct {
+	name string
+	args func(path, content string) map[string]any
+}{
+	// Claude Code (file_path), Kimi Code (path).
+	{"Write", func(p, c string) map[string]any { return map[string]any{"file_path": p, "path": p, "content": c} }},
+	// OpenCode (filePath), Pi (path).
+	{"write", func(p, c string) map[string]any { return map[string]any{"filePath": p, "path": p, "content": c} }},
+}
+
+func writeCall(offered []tool, path, content string) (string, json.RawMessage, bool) {
+	for _, wt := range writeTools {
+		if t, ok := findTool(offered, wt.name); ok {
+			return wt.name, fitArgs(t, wt.args(path, content)), true
 		}
 	}
 	return "", nil, false
