@@ -45,7 +45,7 @@ func messageCount(s Session) string {
 // keyBar is the terminal view's keys: the ones phone keyboards lack. Name
 // is tmux's (the server's allowlist checks it again).
 var keyBar = []struct{ Name, Text, Label string }{
-	{"Escape", "Esc", "Escape"}, {"Tab", "Tab", "Tab"}, {"C-c", "^C", "Control C"},
+	{"Escape", "Esc", "Esc (Escape)"}, {"Tab", "Tab", "Tab"}, {"C-c", "^C", "Control C"},
 	{"Up", "↑", "Up"}, {"Down", "↓", "Down"}, {"Left", "←", "Left"}, {"Right", "→", "Right"},
 	{"Enter", "⏎", "Enter"}, {"1", "1", "1"}, {"2", "2", "2"}, {"3", "3", "3"}, {"4", "4", "4"},
 }

@@ -370,7 +370,7 @@ func topBar(title string, back bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "</h1><a class=\"btn\" href=\"/inbox\" data-testid=\"inbox-link\" aria-label=\"Needs you\">⚑<span class=\"count\" data-inbox-count></span></a> <button type=\"button\" data-theme-toggle aria-label=\"Switch light or dark theme\">◐</button></header>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "</h1><a class=\"btn\" href=\"/inbox\" data-testid=\"inbox-link\"><span aria-hidden=\"true\">⚑</span><span class=\"visually-hidden\">Needs you</span><span class=\"count\" data-inbox-count></span></a> <button type=\"button\" data-theme-toggle aria-label=\"Switch light or dark theme\">◐</button></header>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

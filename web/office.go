@@ -83,7 +83,7 @@ func (s *Server) office(es []board.Entry, slots []board.Slot) *views.Office {
 		agentName := s.opts.Agents.Label(in.Runtime)
 		initial, _ := utf8.DecodeRuneInString(agentName)
 		o.Agents = append(o.Agents, views.OfficeAgent{X: x, Y: y, URL: sessionURL(p.e.Key()), State: cls, StateLabel: label,
-			Initial: string(initial), Name: name, Title: agentName + " · " + nonEmpty(in.Project, in.ID) + " · " + label})
+			Initial: string(initial), Name: name, Title: string(initial) + " " + name + " " + label + " (" + agentName + ")"})
 		at[p.e.Key()] = [2]int{x, y}
 	}
 	colW := officeWidth / officeCols
@@ -107,11 +107,4 @@ func (s *Server) office(es []board.Entry, slots []board.Slot) *views.Office {
 		}
 	}
 	return o
-}
-
-func nonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

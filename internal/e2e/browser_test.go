@@ -25,6 +25,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/device"
 
+	"paddock/internal/testkit/agentenv"
 	"paddock/internal/testkit/agenttest"
 	"paddock/internal/testkit/mockmodel"
 	"paddock/internal/testkit/servetest"
@@ -798,6 +799,50 @@ func (p *phone) checkPhone(name string) {
 		}
 	}
 	p.step(name+" back to the phone", chromedp.Emulate(device.IPhone13))
+	p.checkAxe(name)
+}
+
+// axeRun lists axe-core's serious and critical violations on the page,
+// each with the first elements it found them on.
+const axeRun = `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
+	.filter(v => v.impact === "serious" || v.impact === "critical")
+	.map(v => v.id + " (" + v.impact + "): " + v.help + " at " + v.nodes.slice(0, 3).map(n => n.target.join(" ") + ((n.any[0] && n.any[0].message) ? " [" + n.any[0].message + "]" : "")).join(", ")))`
+
+// checkAxe runs axe-core (pinned with the agent CLIs) in the page: no
+// serious or critical accessibility violation is allowed.
+func (p *phone) checkAxe(name string) {
+	p.t.Helper()
+	script, err := agentenv.AxeScript()
+	if err != nil {
+		if os.Getenv("E2E_REQUIRED") != "" {
+			p.t.Fatal(err)
+		}
+		p.t.Logf("%s: accessibility not checked: %v", name, err)
+		return
+	}
+	loaded, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`typeof axe !== "undefined"`))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if !loaded {
+		if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](string(script)+";true")); err != nil {
+			p.t.Fatalf("loading axe-core: %v", err)
+		}
+	}
+	// Both themes: each has its own colours to keep readable.
+	for _, scheme := range []string{"dark", "light"} {
+		if _, err := chromedp.Call(p.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+			p.t.Fatal(err)
+		}
+		bad, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]string](axeRun, chromedp.EvalAwaitPromise))
+		if err != nil {
+			p.t.Fatalf("%s: axe-core: %v", name, err)
+		}
+		if len(bad) > 0 {
+			shot(p.t, p.ctx, "failed-axe-"+name+"-"+scheme)
+			p.t.Errorf("%s (%s): accessibility: %q", name, scheme, bad)
+		}
+	}
 }
 
 // Every page fits a 320 px phone without sideways scroll, and every
@@ -841,6 +886,9 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	ph.step("new session", chromedp.Navigate(base+"/new"))
 	ph.poll("new session", `!!document.querySelector('[data-testid="new-session"]')`)
 	ph.checkPhone("new")
+	ph.step("a missing session", chromedp.Navigate(base+"/s/claude/0b5d4c2e-9999-4a2b-9c3d-000000000000"))
+	ph.poll("error page", `!!document.querySelector('[data-testid="error"]')`)
+	ph.checkPhone("error")
 	ph.step("audit", chromedp.Navigate(base+"/audit"))
 	ph.poll("audit", `document.readyState === "complete"`)
 	ph.checkPhone("audit")
@@ -976,9 +1024,11 @@ func TestBrowserInstallableApp(t *testing.T) {
 		document.getElementById("reconnecting").hidden === false && document.getElementById("reconnecting").textContent.includes("Offline") &&
 		[...document.querySelectorAll('main button')].every(b => b.disabled)`)
 	shot(t, ph.ctx, "offline-board")
+	ph.checkAxe("offline-board")
 	ph.step("open another page offline", chromedp.Navigate(base+"/audit"))
 	ph.poll("offline page", `document.body.textContent.includes("cannot reach paddock")`)
 	shot(t, ph.ctx, "offline-page")
+	ph.checkPhone("offline-page")
 }
 
 // The inbox lists what waits across agents with one-tap answers; the

@@ -105,6 +105,20 @@ func AgentsDir() (string, error) {
 	return dir, nil
 }
 
+// AxeScript is axe-core's browser bundle, installed beside the CLIs (it is
+// pinned with them in .ci/install-agents); a *MissingError when it is not.
+func AxeScript() ([]byte, error) {
+	dir, err := AgentsDir()
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		return nil, &MissingError{What: "axe-core not installed in " + dir}
+	}
+	return b, nil
+}
+
 // Bin returns the command that runs cli, after checking that the installed
 // package is the pinned version (a stale cache would silently run something
 // else). Not installed, or not at the pinned version, is a *MissingError.
