@@ -198,6 +198,34 @@
     for (var i = 0; i < raw.length; i++) { out[i] = raw.charCodeAt(i); }
     return out;
   }
+  // The certificate page says whether this device trusts paddock: an
+  // image on the dashboard's HTTPS address loads only if it does. It looks
+  // again when the user comes back from the phone's settings.
+  function initTrustCheck() {
+    var el = document.querySelector("[data-trust-check]");
+    if (!el) { return; }
+    var url = el.getAttribute("data-trust-check"), trusted = false;
+    function check() {
+      if (trusted) { return; }
+      var img = new Image();
+      img.onload = function () {
+        trusted = true;
+        el.textContent = "This device trusts paddock: the dashboard opens without a warning.";
+        el.className = "trust ok";
+        el.setAttribute("data-trusted", "yes");
+      };
+      img.onerror = function () {
+        el.textContent = "This device does not trust paddock yet (or cannot reach it): follow the steps below, then come back.";
+        el.className = "trust no";
+        el.setAttribute("data-trusted", "no");
+      };
+      img.src = url + "?check=" + Date.now();
+    }
+    check();
+    setInterval(check, 5000);
+    document.addEventListener("visibilitychange", function () { if (!document.hidden) { check(); } });
+  }
+
   // An action htmx sent that the server refused (bad input, an item
   // already answered, …) says why in the flash, a line over the page;
   // the part of the page it would have replaced stays as it was.
@@ -393,6 +421,7 @@
     initPush();
     initReview();
     initFlash();
+    initTrustCheck();
     countNeeds();
     // The installed app's worker (a secure page only): offline, the last
     // board seen opens, marked stale.

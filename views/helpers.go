@@ -56,3 +56,36 @@ func liveFlag(live bool) string {
 	}
 	return "0"
 }
+
+// platforms are the devices the certificate page has steps for.
+var platforms = []string{"ios", "android", "macos", "windows", "linux"}
+
+// platformOrder is every platform, the device's own first.
+func platformOrder(own string) []string {
+	out := []string{}
+	if own != "" {
+		out = append(out, own)
+	}
+	for _, p := range platforms {
+		if p != own {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func platformName(p string) string {
+	switch p {
+	case "ios":
+		return "iPhone and iPad"
+	case "android":
+		return "Android"
+	case "macos":
+		return "Mac"
+	case "windows":
+		return "Windows"
+	case "linux":
+		return "Linux"
+	}
+	return p
+}

@@ -197,6 +197,13 @@ type CA struct {
 	DERURL       string
 	ProfileURL   string
 	DashboardURL string
+	// Platform is the device the page was opened on, from its user agent:
+	// ios, android, macos, windows, linux or "" (unknown); its steps come
+	// first, the others' below.
+	Platform string
+	// TrustCheckURL is an image on the dashboard's own HTTPS address: it
+	// loads only when the device trusts paddock's certificate.
+	TrustCheckURL string
 }
 
 // Error is a full-page error.

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/pem"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v5"
 
@@ -23,8 +24,33 @@ func (s *Server) caPage(c *echo.Context) error {
 	if s.opts.CA != nil && len(s.opts.CA.CAPEM()) > 0 {
 		v.HasCA = true
 		v.Fingerprint = s.opts.CA.CAFingerprint()
+		v.Platform = platformOf(c.Request().UserAgent())
+		origin := s.httpsURL(c.Request().Host)
+		v.TrustCheckURL = origin + s.assets.URL("icon.svg")
+		// The check loads that image from the HTTPS address, which is
+		// another origin when this page came over plain HTTP.
+		c.Response().Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "img-src 'self' data:", "img-src 'self' data: "+origin, 1))
 	}
 	return s.render(c, http.StatusOK, views.CAPage(s.page(c, "Certificate"), v))
+}
+
+// platformOf reads the device's platform from its user agent, for the
+// steps that fit it; "" when it cannot tell (an iPad asking for the
+// desktop site says it is a Mac).
+func platformOf(ua string) string {
+	switch {
+	case strings.Contains(ua, "iPhone"), strings.Contains(ua, "iPad"), strings.Contains(ua, "iPod"):
+		return "ios"
+	case strings.Contains(ua, "Android"):
+		return "android"
+	case strings.Contains(ua, "Macintosh"), strings.Contains(ua, "Mac OS X"):
+		return "macos"
+	case strings.Contains(ua, "Windows"):
+		return "windows"
+	case strings.Contains(ua, "Linux"), strings.Contains(ua, "X11"):
+		return "linux"
+	}
+	return ""
 }
 
 func (s *Server) caBytes() ([]byte, error) {

@@ -1,10 +1,16 @@
 package web
 
 import (
+	"encoding/base64"
 	"errors"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
+	"time"
 
 	"github.com/labstack/echo/v5"
+	"github.com/skip2/go-qrcode"
 
 	"paddock/internal/auth"
 	"paddock/views"
@@ -75,4 +81,48 @@ func (s *Server) revokeDevice(c *echo.Context) error {
 		return c.NoContent(http.StatusOK)
 	}
 	return s.devicesAnswer(c, "Revoked: that device is signed out.")
+}
+
+// pairOffer is the settings page's "Pair another device": a new one-time
+// pairing link and its QR code, for the phone to scan off this screen.
+// The link names an address the phone can reach: the one this page was
+// opened at, unless that is this machine's own (localhost), then the
+// dashboard's best other address.
+func (s *Server) pairOffer(c *echo.Context) error {
+	ctx := c.Request().Context()
+	code, expires, err := s.opts.Auth.NewPairingCode(ctx)
+	if err != nil {
+		return err
+	}
+	base := s.httpsURL(c.Request().Host)
+	if isLoopbackHost(hostName(c.Request().Host)) && s.opts.DashboardURLs != nil {
+		for _, u := range s.opts.DashboardURLs() {
+			if h, err := url.Parse(u); err == nil && !isLoopbackHost(h.Hostname()) {
+				base = strings.TrimSuffix(u, "/")
+				break
+			}
+		}
+	}
+	link := base + "/pair?code=" + url.QueryEscape(code)
+	png, err := qrcode.Encode(link, qrcode.Medium, 320)
+	if err != nil {
+		return err
+	}
+	if s.opts.Audit != nil {
+		if err := s.opts.Audit.Audit(ctx, s.opts.Now(), by(c), "pairing_code.offer", "expires="+expires.UTC().Format(time.RFC3339)); err != nil {
+			s.log.Warn("pairing link offered but not audited", "error", err)
+		}
+	}
+	// The link is a credential: never cached, never logged.
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return s.render(c, http.StatusOK, views.PairOffer(views.PairLink{Link: link, QR: "data:image/png;base64," + base64.StdEncoding.EncodeToString(png),
+		Expires: "in " + durationWords(max(expires.Sub(s.opts.Now()).Round(time.Minute), time.Minute)), ExpiresISO: isoTime(expires)}))
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }

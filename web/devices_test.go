@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -54,5 +55,38 @@ func TestSettingsDevices(t *testing.T) {
 	w = r.do(r.srv.Handler(), http.MethodPost, "/settings/devices/"+phoneDev.ID+"/revoke", withCookie(phone), withHeader(csrfHeader, r.csrf(phone)))
 	if w.Header().Get("HX-Redirect") != "/pair" {
 		t.Fatalf("revoking oneself: %d %v", w.Code, w.Header())
+	}
+}
+
+// From a page opened on this machine (localhost), Pair another device
+// offers a one-time link on an address a phone can reach, with its QR
+// code; the link pairs exactly once.
+func TestPairAnotherDevice(t *testing.T) {
+	r := newRig(t)
+	r.srv.opts.DashboardURLs = func() []string { return []string{"https://192.168.1.20:7443/", "https://localhost:7443/"} }
+	desk := r.pair()
+	if w := r.do(r.srv.Handler(), http.MethodPost, "/settings/devices/pair", withCookie(desk)); w.Code != http.StatusForbidden {
+		t.Fatalf("without CSRF: %d", w.Code)
+	}
+	w := r.do(r.srv.Handler(), http.MethodPost, "/settings/devices/pair", withCookie(desk), withHeader(csrfHeader, r.csrf(desk)), withHost("localhost:7443"))
+	m := regexp.MustCompile(`href="(https://192\.168\.1\.20:7443/pair\?code=[^"]+)"`).FindStringSubmatch(w.Body.String())
+	if w.Code != http.StatusOK || m == nil || !strings.Contains(w.Body.String(), `src="data:image/png;base64,`) || !strings.Contains(w.Body.String(), "expires <time") {
+		t.Fatalf("pair offer: %d %s", w.Code, w.Body.String())
+	}
+	if w.Header().Get("Cache-Control") != "no-store" {
+		t.Error("the pairing link may be cached")
+	}
+	u, _ := url.Parse(m[1])
+	code := u.Query().Get("code")
+	if _, _, err := r.auth.Pair(t.Context(), code, "Mozilla/5.0 (Linux; Android 15)", "192.0.2.11"); err != nil {
+		t.Fatalf("the offered code does not pair: %v", err)
+	}
+	if _, _, err := r.auth.Pair(t.Context(), code, "Mozilla/5.0 (Linux; Android 15)", "192.0.2.12"); err == nil {
+		t.Fatal("the offered code paired twice")
+	}
+	// Opened at a LAN address, the link keeps that address.
+	w = r.do(r.srv.Handler(), http.MethodPost, "/settings/devices/pair", withCookie(desk), withHeader(csrfHeader, r.csrf(desk)), withHost("paddock.test:7443"))
+	if !strings.Contains(w.Body.String(), `href="https://paddock.test:7443/pair?code=`) {
+		t.Fatalf("from paddock.test: %s", w.Body.String())
 	}
 }

@@ -40,6 +40,7 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.POST("/settings/theme", s.setTheme)
 	a.GET("/settings/hooks/:runtime/plan", s.hookPlan)
 	a.POST("/settings/hooks/:runtime/install", s.installHooks)
+	a.POST("/settings/devices/pair", s.pairOffer)
 	a.POST("/settings/devices/:id/rename", s.renameDevice)
 	a.POST("/settings/devices/:id/revoke", s.revokeDevice)
 	a.GET("/api/v1/push/key", s.apiPushKey)

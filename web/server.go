@@ -42,6 +42,10 @@ type Options struct {
 	// Hooks installs the agents' hooks from the settings page; nil: the
 	// page does not offer it.
 	Hooks Hooks
+	// DashboardURLs are the addresses a phone can reach the dashboard at,
+	// the best first (a LAN address before localhost), for pairing links
+	// made from a page opened on this machine.
+	DashboardURLs func() []string
 	// Audit reads the audit log; nil: no audit page.
 	Audit   AuditReader
 	Auth    *auth.Service

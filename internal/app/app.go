@@ -188,22 +188,24 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 	}
 	cm := a.certs
 	if a.web, err = web.New(web.Options{
-		Agents:       agents,
-		Board:        a.sessions,
-		Hosting:      hosting,
-		Approvals:    a.items,
-		Push:         a.push,
-		Settings:     a.settings,
-		Hooks:        newHookInstaller(agents.InstallSpecs(), cfg.DataDir),
-		Audit:        a.data.Store,
-		Auth:         a.data.Auth,
-		CSRFKey:      csrfKey,
-		CA:           cm,
-		AllowedHosts: func() []string { return allowedHosts(cm, cfg.ExtraHosts) },
-		HTTPSPort:    httpsPort,
-		Logger:       log.With("component", "web"),
-		Markdown:     markdown.New(),
-		Version:      o.Version,
+		Agents:    agents,
+		Board:     a.sessions,
+		Hosting:   hosting,
+		Approvals: a.items,
+		Push:      a.push,
+		Settings:  a.settings,
+		Hooks:     newHookInstaller(agents.InstallSpecs(), cfg.DataDir),
+		// a.state is set below, before Run serves anything.
+		DashboardURLs: func() []string { return a.state.URLs },
+		Audit:         a.data.Store,
+		Auth:          a.data.Auth,
+		CSRFKey:       csrfKey,
+		CA:            cm,
+		AllowedHosts:  func() []string { return allowedHosts(cm, cfg.ExtraHosts) },
+		HTTPSPort:     httpsPort,
+		Logger:        log.With("component", "web"),
+		Markdown:      markdown.New(),
+		Version:       o.Version,
 	}); err != nil {
 		return nil, err
 	}

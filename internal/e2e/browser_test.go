@@ -194,16 +194,24 @@ type phone struct {
 
 func newPhone(t *testing.T, chrome string) *phone {
 	t.Helper()
+	// The test browser has not installed paddock's CA: it trusts paddock
+	// as a phone that has would.
+	return startPhone(t, chrome, chromedp.IgnoreCertErrors)
+}
+
+// startPhone is a phone with more allocator options.
+func startPhone(t *testing.T, chrome string, more ...chromedp.ExecAllocatorOption) *phone {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chrome),
 		chromedp.NoSandbox,
-		chromedp.IgnoreCertErrors, // the test browser has not installed paddock's CA
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-quic", true),
 		chromedp.UserDataDir(t.TempDir()),
 	)
+	opts = append(opts, more...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
@@ -904,6 +912,12 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	shot(t, ph.ctx, "settings")
 	ph.step("reload settings", chromedp.Reload())
 	ph.poll("idle sleep kept", `document.querySelector('[data-testid="setting-sleep"]').value === "30m0s"`)
+	// A desktop pairs the phone from here: a QR code of a one-time link.
+	ph.step("pair another device", chromedp.Click(`[data-testid="pair-another"]`))
+	ph.poll("a QR code", `(() => { const i = document.querySelector('[data-testid="pair-offer"] img'); return !!i && i.complete && i.naturalWidth > 0 &&
+		document.querySelector('[data-testid="pair-offer-link"]').textContent.includes("/pair?code="); })()`)
+	ph.checkPhone("settings-pair")
+	shot(t, ph.ctx, "settings-pair")
 }
 
 // The theme follows the phone's light or dark setting until the user
@@ -1183,4 +1197,35 @@ func TestBrowserReviewsADiff(t *testing.T) {
 		}
 		return got, fmt.Sprintf("%+v", page.Messages)
 	})
+}
+
+// The certificate page, opened over plain HTTP as a new phone does, shows
+// the steps for the phone it is opened on first, and says whether the
+// phone trusts paddock yet: a phone that does not gets "not yet", one that
+// does (here: a browser that accepts paddock's certificate) "trusts".
+func TestBrowserCAPageChecksTrust(t *testing.T) {
+	chrome := chromiumPath(t)
+	srv := servetest.Start(t, fixtureHome(t))
+	b, err := os.ReadFile(filepath.Join(srv.DataDir, "serve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		HTTPPort int `json:"http_port"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil || st.HTTPPort == 0 {
+		t.Fatalf("serve.json %s: %v", b, err)
+	}
+	ca := fmt.Sprintf("http://127.0.0.1:%d/ca", st.HTTPPort)
+	untrusting := startPhone(t, chrome)
+	untrusting.step("CA page, untrusted", chromedp.Navigate(ca))
+	untrusting.poll("not trusted yet", `document.querySelector('[data-testid="trust-status"]')?.dataset.trusted === "no"`)
+	untrusting.poll("iPhone steps first", `document.querySelector('main h2:nth-of-type(2)')?.textContent === "This device (iPhone and iPad)" &&
+		!!document.querySelector('[data-testid="other-devices"] [data-platform="android"]') && !document.querySelector('[data-testid="other-devices"] [data-platform="ios"]')`)
+	untrusting.checkPhone("ca-untrusted")
+	shot(t, untrusting.ctx, "ca-untrusted")
+	trusting := newPhone(t, chrome)
+	trusting.step("CA page, trusted", chromedp.Navigate(ca))
+	trusting.poll("trusted", `document.querySelector('[data-testid="trust-status"]')?.dataset.trusted === "yes"`)
+	shot(t, trusting.ctx, "ca-trusted")
 }
