@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"paddock/internal/hookinstall"
 	"paddock/internal/testkit/agentenv"
 	"paddock/internal/testkit/mockmodel"
+	"paddock/internal/tmux"
 )
 
 // demo is everything one run started; close stops it all.
@@ -27,7 +29,7 @@ type demo struct {
 	keep  bool
 	mock  *mockmodel.Server
 	serve *serveProc
-	tmux  *agentenv.Tmux
+	api   *api
 	log   io.Writer // progress messages
 }
 
@@ -38,9 +40,9 @@ const playTimeout = 2 * time.Minute
 // started is one scenario's session.
 type started struct {
 	scenario
-	setup *agentenv.Setup
-	pane  *agentenv.Pane
-	err   error
+	setup  *agentenv.Setup
+	hosted *hostedSession
+	err    error
 }
 
 func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) {
@@ -128,15 +130,18 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 		return err
 	}
 
-	if d.tmux, err = agentenv.NewTmux(agentenv.TmuxOptions{StatusBar: true}); err != nil {
+	// The sessions are paddock's own, started through its API as + New
+	// session does: their pages have the composer, the controls, the
+	// terminal and Resume, and an approval they show is answered from the
+	// phone by keys even when no phone was paired as it was asked.
+	port, err := httpsPort(d.data)
+	if err != nil {
 		return err
 	}
-	for _, s := range sessions {
-		if s.pane, s.err = d.tmux.Start(s.setup.Spec(s.Name)); s.err != nil {
-			return s.err
-		}
+	if d.api, err = newAPI(ctx, bin, d.data, env, "https://127.0.0.1:"+strconv.Itoa(port)); err != nil {
+		return err
 	}
-	fmt.Fprintf(stderr, "paddock-demo: paddock is up; starting %d agent sessions (the pairing link follows once they are on the board)…\n", len(sessions))
+	fmt.Fprintf(stderr, "paddock-demo: paddock is up; it starts %d agent sessions (the pairing link follows once they are on the board)…\n", len(sessions))
 	d.play(ctx, sessions)
 	if ctx.Err() != nil {
 		return nil
@@ -171,13 +176,6 @@ func (d *demo) installHooks(bin string, sessions []*started) {
 		fmt.Fprintln(d.log, "paddock-demo: installing hooks:", err)
 		return
 	}
-	for _, s := range sessions {
-		if s.CLI == agentenv.Codex {
-			// Codex runs hooks.json only once trusted in its /hooks
-			// screen; for a throw-away HOME, trust them for the session.
-			s.setup.Argv = append(s.setup.Argv, agentenv.CodexBypassHookTrust)
-		}
-	}
 }
 
 // play runs every scenario at once; each ends with its session left as
@@ -190,7 +188,7 @@ func (d *demo) play(ctx context.Context, sessions []*started) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(ctx, playTimeout)
 			defer cancel()
-			s.err = s.play(ctx, s.pane, s.setup)
+			s.hosted, s.err = s.playHosted(ctx, d.api, s.setup, filepath.Join(d.home, s.Name))
 		}()
 	}
 	wg.Wait()
@@ -213,7 +211,8 @@ func (d *demo) summary(w io.Writer, sessions []*started, took time.Duration) {
 		fmt.Fprintf(w, "  %-16s %-9s %s\n", s.Name, s.CLI, state)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Watch or drive them: tmux -S %s attach   (Ctrl-b s picks a session, Ctrl-b d detaches)\n", d.tmux.Socket())
+	fmt.Fprintf(w, "paddock hosts them: each session's page has its messages, controls and terminal (or: tmux -S %s attach).\n",
+		filepath.Join(d.data, "tmux", tmux.SocketName))
 	if len(d.serve.URLs) > 0 {
 		fmt.Fprintf(w, "Dashboard: %s — pair this browser or your phone with the link or QR code above.\n", d.serve.URLs[0])
 	}
@@ -225,13 +224,16 @@ func (d *demo) summary(w io.Writer, sessions []*started, took time.Duration) {
 	}
 }
 
-// close stops what run started, the agents first (with any daemon they
-// left, like Codex's app-server), then paddock, then the mock, and removes
+// close stops what run started, paddock's tmux with the agents first (and
+// any daemon they left, like Codex's app-server), then paddock, then the
+// mock, and removes
 // the throw-away directory unless keep. It reports what failed to stop.
 func (d *demo) close() error {
 	var errs []error
-	if d.tmux != nil {
-		errs = append(errs, d.tmux.Close())
+	if d.data != "" {
+		// The agents run in paddock's tmux, which outlives paddock (a
+		// restart re-attaches them): the demo ends them too.
+		errs = append(errs, agentenv.KillHosted(d.data))
 	}
 	if d.serve != nil {
 		errs = append(errs, d.serve.stop(10*time.Second))

@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -124,9 +124,9 @@ func TestRelayWorks(t *testing.T) {
 	}
 }
 
-// TestCloseStopsEverything: after close, the agents (and a daemon one of
-// them detached), the tmux server, paddock and the mock are gone, and so
-// is the throw-away directory.
+// TestCloseStopsEverything: after close, the agents paddock hosted (and
+// a daemon one of them detached), paddock's tmux server, paddock and the
+// mock are gone, and so is the throw-away directory.
 func TestCloseStopsEverything(t *testing.T) {
 	root := t.TempDir()
 	var out, log bytes.Buffer
@@ -148,33 +148,33 @@ func TestCloseStopsEverything(t *testing.T) {
 	if d.mock, err = mockmodel.Start(context.WithoutCancel(ctx), mockmodel.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	d.tmux, err = agentenv.NewTmux(agentenv.TmuxOptions{StatusBar: true})
-	var missing *agentenv.MissingError
-	if errors.As(err, &missing) {
+	// The agents run in paddock's own tmux (its socket in the data dir),
+	// one of them with a daemon that left its pane, as Codex's app-server
+	// does; both carry paddock's PADDOCK_HOME, as paddock's agents do.
+	if _, err := exec.LookPath("tmux"); err != nil {
 		// tmux not installed: a user's clone may lack it; CI must not.
 		if os.Getenv("E2E_REQUIRED") == "1" {
 			t.Fatal(err)
 		}
-		t.Skip(err)
+		t.Skip("tmux not installed: ", err)
 	}
-	if err != nil {
+	d.data = filepath.Join(d.root, "data")
+	sock := filepath.Join(d.data, "tmux", "paddock.sock")
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	pidFile := filepath.Join(root, "daemon.pid")
-	var panes []*agentenv.Pane
-	for _, script := range []string{
+	for i, script := range []string{
 		`(setsid sleep 600 & echo $! > ` + pidFile + `); echo started; sleep 600`,
 		`trap '' INT TERM HUP; echo started; sleep 600`,
 	} {
-		p, err := d.tmux.Start(agentenv.Spec{Name: "agent" + strconv.Itoa(len(panes)), Argv: []string{"/bin/sh", "-c", script},
-			Env: []string{"PATH=" + os.Getenv("PATH")}, Dir: root})
-		if err != nil {
-			t.Fatal(err)
+		args := []string{"-S", sock, "new-session", "-d", "-s", "agent" + strconv.Itoa(i), "-e", "PADDOCK_HOME=" + d.data, "/bin/sh", "-c", script}
+		if i > 0 {
+			args = []string{"-S", sock, "new-window", "-t", "agent0", "-e", "PADDOCK_HOME=" + d.data, "/bin/sh", "-c", script}
 		}
-		if _, err := p.WaitScreen(ctx, regexp.MustCompile(`started`)); err != nil {
-			t.Fatal(err)
+		if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+			t.Fatalf("tmux %v: %v %s", args, err, out)
 		}
-		panes = append(panes, p)
 	}
 	var daemon int
 	for daemon == 0 && ctx.Err() == nil {
@@ -182,7 +182,18 @@ func TestCloseStopsEverything(t *testing.T) {
 		daemon, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		time.Sleep(50 * time.Millisecond)
 	}
-	pids := append(d.tmux.Owned(), daemon, d.serve.PID())
+	panes, err := exec.Command("tmux", "-S", sock, "list-panes", "-a", "-F", "#{pane_pid}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := []int{daemon, d.serve.PID()}
+	for _, f := range strings.Fields(string(panes)) {
+		pid, _ := strconv.Atoi(f)
+		pids = append(pids, pid)
+	}
+	if len(pids) != 4 {
+		t.Fatalf("pids %v: want the daemon, paddock and two panes", pids)
+	}
 	mockURL := d.mock.URL()
 
 	if err := d.close(); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -86,31 +85,4 @@ func (s scenario) describe() string {
 		return fmt.Sprintf("waits for an answer to a question (%q)", s.Then)
 	}
 	return fmt.Sprintf("%d turn(s) done, idle", len(s.Chat))
-}
-
-// play types the scenario into its pane and waits until the session shows
-// what it is left with.
-func (s scenario) play(ctx context.Context, p *agentenv.Pane, setup *agentenv.Setup) error {
-	final, err := s.screenFor(setup)
-	if err != nil {
-		return err
-	}
-	if _, err := p.WaitScreen(ctx, setup.Ready); err != nil {
-		return err
-	}
-	for i, prompt := range s.Chat {
-		if err := p.Type(prompt); err != nil {
-			return err
-		}
-		if _, err := p.WaitScreen(ctx, regexp.MustCompile(regexp.QuoteMeta(mockmodel.PlainReply(i+1)))); err != nil {
-			return err
-		}
-	}
-	if s.Leave != nothing {
-		if err := p.Type(s.Then); err != nil {
-			return err
-		}
-	}
-	_, err = p.WaitScreen(ctx, final)
-	return err
 }

@@ -8,13 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"paddock/internal/procscan"
 	"paddock/internal/testkit/agentenv"
 	"paddock/internal/testkit/agenttest"
 	"paddock/internal/testkit/mockmodel"
@@ -229,34 +226,11 @@ func hostingServeCLI(t *testing.T, ctx context.Context, cli agenttest.CLI) (*age
 	return agent, srv, newAPIClient(t, srv), env
 }
 
-// killHostedTmux ends paddock's tmux server under dataDir and waits for
-// the agents that ran in it to exit, so they write nothing into a HOME the
-// test is about to remove.
+// killHostedTmux ends paddock's tmux server under dataDir and the agents
+// that ran in it, so they write nothing into a HOME the test is about to
+// remove.
 func killHostedTmux(t *testing.T, dataDir string) {
-	socks, _ := filepath.Glob(filepath.Join(dataDir, "tmux", "*"))
-	var pids []int
-	for _, sock := range socks {
-		out, _ := exec.Command("tmux", "-S", sock, "list-panes", "-a", "-F", "#{pane_pid}").Output()
-		for _, f := range strings.Fields(string(out)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				pids = append(pids, pid)
-			}
-		}
-		_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for _, pid := range pids {
-		for procscan.Alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if procscan.Alive(pid) {
-			t.Logf("agent %d still alive after its tmux server ended; killing it", pid)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-	// What detached from its pane (Codex's app-server daemon) still
-	// carries this paddock's data dir in its environment.
-	if err := agentenv.KillMarked("PADDOCK_HOME=" + dataDir); err != nil {
+	if err := agentenv.KillHosted(dataDir); err != nil {
 		t.Error(err)
 	}
 }

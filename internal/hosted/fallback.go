@@ -71,9 +71,12 @@ func (m *Manager) WatchScreens(ctx context.Context, items Items, interval time.D
 
 // screenFallback reports whether a card's dialogs are read off its
 // screen: its runtime's hooks cannot answer them (Recipe.ScreenApprovals),
-// or its hooks never reported at all.
+// its hooks never reported at all, or they say it asks the user while
+// nothing of it waits on the phone — the hook was not held (no device
+// was watching) or its hold ran out, and the dialog went to the terminal.
+// (While a hook's item is pending, screensOnce offers nothing.)
 func (m *Manager) screenFallback(c live.Card) bool {
-	return m.opts.Recipes[c.Key.Runtime].ScreenApprovals || c.LastEvent.IsZero()
+	return m.opts.Recipes[c.Key.Runtime].ScreenApprovals || c.LastEvent.IsZero() || c.State.NeedsUser()
 }
 
 func (m *Manager) screensOnce(ctx context.Context, items Items, wg *sync.WaitGroup) {

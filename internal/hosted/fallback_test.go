@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"paddock/internal/decisions"
+	"paddock/internal/hookstate"
 	"paddock/internal/live"
+	"paddock/internal/session"
 )
 
 // TestScreenFallback: a hosted agent with no hook channel shows a real
@@ -142,4 +144,58 @@ func TestScreenFallbackRefusesAChangedScreen(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatal("the stand-in never finished waiting for a key")
+}
+
+// TestScreenFallbackAfterTheHoldEnds: a hooked session's permission prompt
+// that paddock held until its hold ran out (or never held: no phone was
+// watching) goes to the terminal; while it shows there the phone can
+// still answer it, by keys. While the hook's own item is pending, the
+// screen offers nothing more.
+func TestScreenFallbackAfterTheHoldEnds(t *testing.T) {
+	ctx := t.Context()
+	dir, _ := filepath.Abs(filepath.Join("..", "screendialog", "testdata", "claude-2.1.328"))
+	m, _, states, wd := standIn(t, `cat `+filepath.Join(dir, "claude-approval-1.txt")+`; exec sleep 600`)
+	items := decisions.New(decisions.Options{})
+	go items.Run(ctx)
+	c, err := m.Create(ctx, Request{Runtime: "claude", Workdir: wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := mustCard(t, m, c.TerminalID)
+	// The agent's hooks report: a prompt, then the permission request,
+	// which paddock holds for the phone.
+	relay := hookstate.RelayInfo{TerminalID: c.TerminalID, PID: 4242, TTY: "/dev/pts/9"}
+	states.HookEvent(ctx, hookstate.Event{Runtime: "claude", SessionID: "s-hooked", Name: "UserPromptSubmit", Kind: hookstate.KindPrompt, Cwd: wd, Relay: relay})
+	states.HookEvent(ctx, hookstate.Event{Runtime: "claude", SessionID: "s-hooked", Name: "PermissionRequest", Kind: hookstate.KindPermission,
+		ToolName: "Bash", ToolUseID: "t1", Cwd: wd, Relay: relay})
+	key := session.Key{Runtime: "claude", ID: "s-hooked"}
+	for range 250 {
+		if cc, ok := states.Card(key); ok && cc.State == hookstate.StateApproval {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	held, _, err := items.Open(ctx, decisions.Item{Kind: decisions.KindApproval, Key: key, Tool: "Bash", ToolUseID: "t1", Cwd: wd,
+		Can: []string{decisions.VerbAllow, decisions.VerbDeny}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go m.WatchScreens(ctx, items, 50*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // six looks at the screen
+	if its := items.List(decisions.Filter{PendingOnly: true}); len(its) != 1 || its[0].ID != held.ID {
+		t.Fatalf("while the hook's item waits, the screen offered more: %+v", its)
+	}
+	if _, ok := items.Release(ctx, held.ID, decisions.Expired, "paddock"); !ok {
+		t.Fatal("the held item was not released")
+	}
+	for range 250 {
+		if its := items.List(decisions.Filter{PendingOnly: true}); len(its) == 1 {
+			if its[0].ID == held.ID || !strings.HasPrefix(its[0].ToolUseID, "screen:") || its[0].Key != key {
+				t.Fatalf("offered %+v", its[0])
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the dialog left on %v's screen was never offered again", card.Key)
 }

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -185,18 +186,23 @@ func (o *owner) match(ev hookstate.Event, now time.Time) (session.Key, bool) {
 			return t.key, o.free(t.key)
 		}
 	}
-	// 2. The injected terminal id.
-	if t := o.terms[r.TerminalID]; t != nil && r.TerminalID != "" && t.spec.Runtime == ev.Runtime {
+	// 2. The injected terminal id — unless the hook ran in another hosted
+	// terminal's directory: an agent that runs every session's hooks from
+	// one shared process (Codex's app-server daemon) hands them all the
+	// environment, and so the terminal id, of the session that started
+	// that process.
+	if t := o.terms[r.TerminalID]; t != nil && r.TerminalID != "" && t.spec.Runtime == ev.Runtime && !o.elsewhere(ev, t) {
 		return t.key, o.free(t.key)
 	}
 	// 3. A new session id from the same process (/clear, a resume inside
-	// the TUI).
+	// the TUI), in the same directory: a process that runs several
+	// sessions' hooks reports one pid for all of them.
 	if r.PID > 0 {
 		var best session.Key
 		var bestAt time.Time
 		for k, m := range o.meta {
 			mc := o.tracker.Get(k)
-			if m.pid != r.PID || k.Runtime != ev.Runtime || mc == nil {
+			if m.pid != r.PID || k.Runtime != ev.Runtime || mc == nil || !inDir(ev.Cwd, m.cwd) {
 				continue
 			}
 			if mc.State() == hookstate.StateEnded && now.Sub(mc.Since()) > sameProcessWindow {
@@ -229,7 +235,7 @@ func (o *owner) match(ev hookstate.Event, now time.Time) (session.Key, bool) {
 	// 6. The agent's parent shell is a hosted terminal's.
 	if r.PPID > 0 {
 		for _, t := range o.terms {
-			if t.spec.ShellPID == r.PPID && t.spec.Runtime == ev.Runtime {
+			if t.spec.ShellPID == r.PPID && t.spec.Runtime == ev.Runtime && !o.elsewhere(ev, t) {
 				return t.key, o.free(t.key)
 			}
 		}
@@ -238,12 +244,37 @@ func (o *owner) match(ev hookstate.Event, now time.Time) (session.Key, bool) {
 	// new id over: no duplicate card after a lost SessionStart.
 	if r.TmuxPane != "" {
 		for _, t := range o.terms {
-			if t.spec.TmuxPane == r.TmuxPane && t.spec.Runtime == ev.Runtime && len(t.seen) <= 1 {
+			if t.spec.TmuxPane == r.TmuxPane && t.spec.Runtime == ev.Runtime && len(t.seen) <= 1 && !o.elsewhere(ev, t) {
 				return t.key, o.free(t.key)
 			}
 		}
 	}
 	return session.Key{}, false
+}
+
+// elsewhere reports whether ev's directory is another hosted terminal's
+// of its runtime and not t's: then what ties ev to t (its environment, its
+// process) came from a process the agent shares between sessions.
+func (o *owner) elsewhere(ev hookstate.Event, t *terminal) bool {
+	if ev.Cwd == "" || inDir(ev.Cwd, t.spec.Cwd) {
+		return false
+	}
+	for _, u := range o.terms {
+		if u != t && u.spec.Runtime == ev.Runtime && u.spec.Cwd != "" && inDir(ev.Cwd, u.spec.Cwd) {
+			return true
+		}
+	}
+	return false
+}
+
+// inDir reports whether an event's directory fits a terminal's: the same,
+// or below it; either unknown fits.
+func inDir(evCwd, termCwd string) bool {
+	if evCwd == "" || termCwd == "" {
+		return true
+	}
+	e, t := filepath.Clean(evCwd), filepath.Clean(termCwd)
+	return e == t || strings.HasPrefix(e, strings.TrimSuffix(t, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // free reports whether a card can be taken over: it exists.

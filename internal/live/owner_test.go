@@ -167,6 +167,33 @@ func TestMatching(t *testing.T) {
 	}
 }
 
+// Codex runs every TUI's hooks from one app-server daemon, with the
+// environment of the TUI that started it: two sessions started at once
+// in two directories each report the first one's terminal id. The
+// directory decides.
+func TestSharedHookProcessMatchesByDirectory(t *testing.T) {
+	o := newOwner(hookstate.Config{})
+	u := newUpdate()
+	chat := o.host(Terminal{ID: "T1", Runtime: "codex", Cwd: "/home/u/chat", ShellPID: 5000, TmuxPane: "%1"}, t0, u)
+	build := o.host(Terminal{ID: "T2", Runtime: "codex", Cwd: "/home/u/build", ShellPID: 5100, TmuxPane: "%2"}, t0, u)
+	ev := func(id, cwd string) hookstate.Event {
+		return hookstate.Event{Runtime: "codex", SessionID: id, Name: "UserPromptSubmit", Kind: hookstate.KindPrompt, Cwd: cwd,
+			Relay: hookstate.RelayInfo{PID: 7000, PPID: 5000, TTY: "/dev/pts/1", TmuxPane: "%1", TerminalID: "T1"}}
+	}
+	run(t, o, step{time.Second, ev("s-chat", "/home/u/chat")}, step{2 * time.Second, ev("s-build", "/home/u/build")})
+	for _, tc := range []struct{ id, term string }{{"s-build", "T2"}, {"s-chat", "T1"}} {
+		c, ok := o.card(session.Key{Runtime: "codex", ID: tc.id})
+		if !ok || c.TerminalID != tc.term {
+			t.Errorf("%s: card %+v %v, want terminal %s", tc.id, c, ok, tc.term)
+		}
+	}
+	for _, k := range []session.Key{chat, build} {
+		if _, left := o.card(k); left {
+			t.Errorf("the provisional card %v is still there", k)
+		}
+	}
+}
+
 func TestTerminalTakesOverAfterLostSessionStart(t *testing.T) {
 	// The hosted terminal's session is known; then a prompt of a new id
 	// arrives from the same terminal (its SessionStart was lost, /clear):

@@ -431,3 +431,25 @@ func KillMarked(marker string) error {
 	}
 	return nil
 }
+
+// KillHosted ends paddock's own tmux server under dataDir (its socket in
+// <dataDir>/tmux) and the agents it hosted, which outlive paddock by
+// design: their panes' processes get 5 s to exit after the server ends,
+// then are killed, and what detached from them (Codex's app-server
+// daemon) is found by the PADDOCK_HOME=dataDir its environment carries.
+// No server is not an error.
+func KillHosted(dataDir string) error {
+	socks, _ := filepath.Glob(filepath.Join(dataDir, "tmux", "*"))
+	var pids []int
+	for _, sock := range socks {
+		out, _ := exec.Command("tmux", "-S", sock, "list-panes", "-a", "-F", "#{pane_pid}").Output()
+		for _, f := range strings.Fields(string(out)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+		_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
+	}
+	terminate(pids, 5*time.Second)
+	return KillMarked("PADDOCK_HOME=" + dataDir)
+}
