@@ -288,3 +288,75 @@ func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
+
+// BenchmarkRelayBurst is the burst through real `paddock hook` processes,
+// as agents with command hooks run them: 10 sessions × 10 events/s for
+// 30 s, one process per event, while 20 boards are open
+// (PADDOCK_BENCH_BOARDS=100 for the full scale). Nothing may be lost: the
+// relay gives up silently after 100 ms (the agent must never wait), so
+// serve's counters at shutdown must show every event accepted and
+// applied. It reports the relay processes' run time. Run with
+// -benchtime=1x.
+func BenchmarkRelayBurst(b *testing.B) {
+	const sessions, perSecond, seconds = 10, 10, 30
+	home := b.TempDir()
+	srv := servetest.Start(b, home)
+	api := newAPIClient(b, srv)
+	nb := benchBoards(b)
+	openBoards(b, srv, api, nb)
+	bin := servetest.Binary(b)
+	kinds := []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
+	for b.Loop() {
+		var sent, failed atomic.Int64
+		var mu sync.Mutex
+		var took []time.Duration
+		var wg sync.WaitGroup
+		start := time.Now()
+		for s := range sessions {
+			wg.Go(func() {
+				tick := time.NewTicker(time.Second / perSecond)
+				defer tick.Stop()
+				var each sync.WaitGroup
+				for n := range perSecond * seconds {
+					<-tick.C
+					ev := kinds[n%len(kinds)]
+					body := fmt.Sprintf(`{"session_id":"relay-%d","hook_event_name":%q,"cwd":%q,"prompt":"p%d","tool_name":"Bash","tool_use_id":"t%d","tool_input":{"command":"true"}}`,
+						s, ev, home, n, n/len(kinds))
+					sent.Add(1)
+					// One process per event, as the agent runs it; the
+					// next one starts on time whatever this one does.
+					each.Go(func() {
+						cmd := exec.Command(bin, "hook", "--runtime", "claude", "--data-dir", srv.DataDir, ev)
+						cmd.Stdin = strings.NewReader(body)
+						at := time.Now()
+						err := cmd.Run()
+						d := time.Since(at)
+						if err != nil {
+							failed.Add(1)
+						}
+						mu.Lock()
+						took = append(took, d)
+						mu.Unlock()
+					})
+				}
+				each.Wait()
+			})
+		}
+		wg.Wait()
+		reportPercentiles(b, "relay-run", took)
+		b.ReportMetric(float64(sent.Load())/time.Since(start).Seconds(), "events/s")
+		b.ReportMetric(float64(sent.Load()), "events")
+		b.ReportMetric(peakRSS(srv.Cmd.Process.Pid), "serve-peak-RSS-MB")
+		if failed.Load() != 0 {
+			b.Errorf("%d relay processes failed (a failing hook blocks Claude's prompt)", failed.Load())
+		}
+		srv.Stop(b)
+		logs := srv.Stderr()
+		if want := fmt.Sprintf("accepted=%d rejected=0", sent.Load()); !strings.Contains(logs, want) {
+			b.Fatalf("events lost: the hook listener did not report %q:\n%s", want, lastLines(logs, 5))
+		}
+		if want := fmt.Sprintf("received=%d dropped=0", sent.Load()); !strings.Contains(logs, want) {
+			b.Fatalf("events lost: the live state did not report %q:\n%s", want, lastLines(logs, 5))
+		}
+	}
+}
