@@ -20,8 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/device"
 
@@ -256,13 +259,13 @@ func (p *phone) poll(name, js string) {
 	p.pollFor(name, js, 20*time.Second)
 }
 
-func (p *phone) pollFor(name, js string, within time.Duration) {
+func (p *phone) pollFor(name, js string, within time.Duration, opts ...chromedp.EvaluateOption) {
 	p.t.Helper()
 	deadline := time.Now().Add(within)
 	var last error
 	for time.Now().Before(deadline) {
 		ectx, done := context.WithTimeout(p.ctx, 2*time.Second)
-		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](js))
+		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](js, opts...))
 		done()
 		if err == nil && ok {
 			return
@@ -1228,4 +1231,76 @@ func TestBrowserCAPageChecksTrust(t *testing.T) {
 	trusting.step("CA page, trusted", chromedp.Navigate(ca))
 	trusting.poll("trusted", `document.querySelector('[data-testid="trust-status"]')?.dataset.trusted === "yes"`)
 	shot(t, trusting.ctx, "ca-trusted")
+}
+
+// The service worker shows paddock's push as a notification — the title,
+// the body, one per item (its tag) with Approve and Deny where a
+// capability rides along — and closes it when paddock says the item was
+// resolved. The push is delivered to the worker by the browser's own
+// push path (DevTools' deliverPushMessage), as a push service's would be.
+func TestBrowserServiceWorkerShowsAndClosesPushes(t *testing.T) {
+	chrome := chromiumPath(t)
+	srv := servetest.Start(t, fixtureHome(t))
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
+	ph := newPhone(t, chrome)
+	regs := make(chan serviceworker.RegistrationID, 8)
+	go func() {
+		for ev, err := range chromedp.Events(ph.ctx, serviceworker.WorkerRegistrationUpdated) {
+			if err != nil {
+				return
+			}
+			for _, r := range ev.Registrations {
+				if !r.IsDeleted && strings.HasPrefix(r.ScopeURL, base) {
+					select {
+					case regs <- r.RegistrationID:
+					default:
+					}
+				}
+			}
+		}
+	}()
+	if _, err := chromedp.Call(ph.ctx, serviceworker.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ph.ctx, browser.SetPermission, browser.SetPermissionParams{
+		Permission: &browser.PermissionDescriptor{Name: "notifications"}, Setting: browser.PermissionSettingGranted, Origin: base}); err != nil {
+		t.Fatal(err)
+	}
+	ph.pair(srv.PairLink)
+	ph.poll("controlled by the worker", `!!navigator.serviceWorker.controller`)
+	var reg serviceworker.RegistrationID
+	select {
+	case reg = <-regs:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no service worker registration reported")
+	}
+	push := func(m map[string]any) {
+		t.Helper()
+		b, _ := json.Marshal(m)
+		if _, err := chromedp.Call(ph.ctx, serviceworker.DeliverPushMessage, serviceworker.DeliverPushMessageParams{Origin: base, RegistrationID: reg, Data: string(b)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shown := `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => JSON.stringify(ns.map(n => ({title: n.title, body: n.body, tag: n.tag,
+		actions: (n.actions || []).map(a => a.action), url: n.data && n.data.url}))))`
+	push(map[string]any{"type": "item", "tag": "itm_0123", "title": "Claude Code needs approval · proj", "body": "Bash: make deploy",
+		"url": "/s/claude/abc#item-itm_0123", "item": "itm_0123", "device": "dev1", "cap": "c4p",
+		"actions": []map[string]string{{"action": "allow", "title": "Approve"}, {"action": "deny", "title": "Deny"}}})
+	want := `[{"title":"Claude Code needs approval · proj","body":"Bash: make deploy","tag":"itm_0123","actions":["allow","deny"],"url":"/s/claude/abc#item-itm_0123"}]`
+	var got string
+	deadline := time.Now().Add(10 * time.Second)
+	for got != want && time.Now().Before(deadline) {
+		got, _ = chromedp.Run(ph.ctx, chromedp.Evaluate[string](shown, chromedp.EvalAwaitPromise))
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got != want {
+		t.Fatalf("notifications shown: %s\nwant %s", got, want)
+	}
+	// A turn: no capability, no actions; its own tag.
+	push(map[string]any{"type": "turn", "tag": "turn-abc", "title": "Claude Code finished · proj", "body": "Your turn.", "url": "/s/claude/abc"})
+	ph.pollFor("two notifications", `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.length === 2 &&
+		ns.some(n => n.tag === "turn-abc" && (n.actions || []).length === 0))`, 10*time.Second, chromedp.EvalAwaitPromise)
+	push(map[string]any{"type": "close", "tag": "itm_0123"})
+	ph.pollFor("the resolved one closed", `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.length === 1 && ns[0].tag === "turn-abc")`,
+		10*time.Second, chromedp.EvalAwaitPromise)
 }
