@@ -12,6 +12,7 @@
 package certs
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -48,6 +49,10 @@ type Options struct {
 	// (private ranges, *.local, *.ts.net, ...); otherwise it is left out with
 	// a warning, as the CA would have to be recreated and reinstalled.
 	Hosts []string
+	// Tailnet, when set, serves the machine's Tailscale certificate to
+	// clients that ask for its tailnet name (see Tailnet); every other
+	// name gets the local CA's leaf.
+	Tailnet *Tailnet
 	// Now is the clock; nil means time.Now. For tests.
 	Now func() time.Time
 	// Logger; nil discards.
@@ -79,6 +84,8 @@ type Manager struct {
 
 	mu   sync.Mutex // serialises Refresh
 	leaf atomic.Pointer[tls.Certificate]
+
+	tailnet *Tailnet // nil: none; set before serving, never changed
 }
 
 // sysinfo is where the default SANs come from; tests replace it.
@@ -104,11 +111,12 @@ func load(opts Options, sys sysinfo) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{
-		now:   opts.Now,
-		log:   opts.Logger,
-		dir:   opts.Dir,
-		hosts: hosts,
-		sys:   sys,
+		now:     opts.Now,
+		log:     opts.Logger,
+		dir:     opts.Dir,
+		hosts:   hosts,
+		sys:     sys,
+		tailnet: opts.Tailnet,
 	}
 	if m.now == nil {
 		m.now = time.Now
@@ -171,7 +179,10 @@ func (m *Manager) TLSConfig() *tls.Config {
 			tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
 			tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 		},
-		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+			if c := m.tailnet.certFor(hello.ServerName); c != nil {
+				return c, nil
+			}
 			return m.leaf.Load(), nil
 		},
 	}
@@ -190,6 +201,25 @@ func (m *Manager) Refresh() (reissued bool, err error) {
 		return m.refreshCustom()
 	}
 	return m.refreshLeaf()
+}
+
+// TailnetName is the tailnet name served with Tailscale's certificate, ""
+// when there is none (yet).
+func (m *Manager) TailnetName() string {
+	if m.tailnet == nil {
+		return ""
+	}
+	return m.tailnet.Name()
+}
+
+// RefreshTailnet gets (or renews) the tailnet certificate; ErrNoTailnet
+// (wrapped) when the machine has none to give. Without a Tailnet it does
+// nothing.
+func (m *Manager) RefreshTailnet(ctx context.Context) error {
+	if m.tailnet == nil {
+		return nil
+	}
+	return m.tailnet.Refresh(ctx)
 }
 
 // CAPEM returns the CA certificate in PEM form (a copy), or nil in Custom

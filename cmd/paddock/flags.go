@@ -50,6 +50,7 @@ func loadConfigFor(agents *agent.Registry, name string, args []string, stderr io
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "HTTPS dashboard address (port 0 picks a free one)")
 	// --host is for every command: whichever first creates the CA builds
 	// these names into its name constraints.
+	fs.BoolVar(&cfg.Tailnet, "tailnet", cfg.Tailnet, "on a tailnet with HTTPS certificates, serve its name with Tailscale's certificate (tailscale cert), trusted by its devices without paddock's CA")
 	fs.Var((*hostList)(&cfg.ExtraHosts), "host", "extra host name the dashboard answers to and the certificate covers (repeatable, comma-separated; give it on first start, it becomes part of the CA)")
 	var level string
 	var dirs map[string]*string         // the agents' directory flags

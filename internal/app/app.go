@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -106,6 +107,9 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 	if a.certs, err = loadCerts(cfg, log); err != nil {
 		return nil, err
 	}
+	tctx, cancel := context.WithTimeout(ctx, tailnetStart)
+	refreshTailnet(tctx, a.certs, log.With("component", "certs"))
+	cancel()
 	if a.httpsLn, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return nil, fmt.Errorf("listen %s: %w", cfg.Addr, err)
 	}
@@ -215,6 +219,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 		a.state.HTTPPort = a.plainLn.Addr().(*net.TCPAddr).Port
 	}
 	a.state.URLs = DashboardURLs(reachableHosts(a.httpsLn.Addr(), cm.LeafSANs()), httpsPort)
+	if n := cm.TailnetName(); n != "" {
+		// Its devices trust this one without paddock's CA.
+		a.state.URLs = append([]string{"https://" + net.JoinHostPort(n, strconv.Itoa(httpsPort)) + "/"}, a.state.URLs...)
+	}
 	// The other commands and the hook relay find this paddock from here
 	// on; its listeners are bound, so what they send queues until Run.
 	if err := WriteState(cfg.DataDir, a.state); err != nil {

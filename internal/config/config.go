@@ -20,6 +20,9 @@ type Config struct {
 	CertFile   string // user-supplied certificate (with KeyFile) instead of the local CA
 	KeyFile    string
 	ExtraHosts []string // more names the dashboard answers to (and the leaf covers)
+	// Tailnet serves the machine's Tailscale certificate to clients asking
+	// for its tailnet name, when it is on a tailnet with HTTPS enabled.
+	Tailnet bool
 	// AgentDirs are the agents' own directories given by their flags
 	// (agent.DirFlag), by flag name; an agent without one uses its default.
 	AgentDirs     map[string]string
@@ -54,6 +57,7 @@ func Default(getenv func(string) string) (Config, error) {
 		Addr:          ":7443",
 		HTTPAddr:      ":7080",
 		HookAddr:      "127.0.0.1:7081",
+		Tailnet:       true,
 		AgentDirs:     map[string]string{},
 		SweepInterval: 3 * time.Second,
 		PairingTTL:    10 * time.Minute,
