@@ -281,6 +281,18 @@ func (p *phone) pollFor(name, js string, within time.Duration, opts ...chromedp.
 	p.t.Fatalf("%s: waiting for %s: last error %v (page %s)", name, js, last, live)
 }
 
+// acceptDialogs taps OK on every confirm the page asks (hx-confirm).
+func (p *phone) acceptDialogs() {
+	go func() {
+		for _, err := range chromedp.Events(p.ctx, page.JavascriptDialogOpening) {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(p.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}
+	}()
+}
+
 // waitFor runs cond until it is true (each try may load pages).
 func (p *phone) waitFor(name string, within time.Duration, cond func() bool) {
 	p.t.Helper()
@@ -393,14 +405,7 @@ func TestBrowserHostedSession(t *testing.T) {
 	agent, srv, _ := hostingServe(t, ctx)
 	ph := newPhone(t, chrome)
 	// hx-confirm asks before Kill; the test taps OK.
-	go func() {
-		for _, err := range chromedp.Events(ph.ctx, page.JavascriptDialogOpening) {
-			if err != nil {
-				return
-			}
-			_, _ = chromedp.Call(ph.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
-		}
-	}()
+	ph.acceptDialogs()
 	ph.pair(srv.PairLink)
 
 	ph.step("open the form", chromedp.Click(`[data-testid="new-link"]`))
@@ -1081,14 +1086,7 @@ func TestBrowserInstallsHooksFromSettings(t *testing.T) {
 	home := fixtureHome(t)
 	srv := servetest.Start(t, home)
 	ph := newPhone(t, chrome)
-	go func() {
-		for _, err := range chromedp.Events(ph.ctx, page.JavascriptDialogOpening) {
-			if err != nil {
-				return
-			}
-			_, _ = chromedp.Call(ph.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
-		}
-	}()
+	ph.acceptDialogs()
 	ph.pair(srv.PairLink)
 	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
 	ph.step("settings", chromedp.Navigate(base+"/settings"))
@@ -1267,7 +1265,7 @@ func TestBrowserServiceWorkerShowsAndClosesPushes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ph.pair(srv.PairLink)
-	ph.poll("controlled by the worker", `!!navigator.serviceWorker.controller`)
+	ph.pollFor("the worker active", `navigator.serviceWorker.ready.then(r => !!r.active)`, 40*time.Second, chromedp.EvalAwaitPromise)
 	var reg serviceworker.RegistrationID
 	select {
 	case reg = <-regs:
@@ -1283,24 +1281,35 @@ func TestBrowserServiceWorkerShowsAndClosesPushes(t *testing.T) {
 	}
 	shown := `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => JSON.stringify(ns.map(n => ({title: n.title, body: n.body, tag: n.tag,
 		actions: (n.actions || []).map(a => a.action), url: n.data && n.data.url}))))`
-	push(map[string]any{"type": "item", "tag": "itm_0123", "title": "Claude Code needs approval · proj", "body": "Bash: make deploy",
+	// pushUntil delivers m until the worker shows what want says: a push
+	// reaching a worker that is still starting may be dropped, as a push
+	// service's may, and the same push again replaces its notification
+	// (one per tag) rather than adding one.
+	pushUntil := func(what string, m map[string]any, want func(string) bool) {
+		t.Helper()
+		got := ""
+		for range 5 {
+			push(m)
+			for range 20 {
+				if got, _ = chromedp.Run(ph.ctx, chromedp.Evaluate[string](shown, chromedp.EvalAwaitPromise)); want(got) {
+					return
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		t.Fatalf("%s: notifications shown %s", what, got)
+	}
+	item := `{"title":"Claude Code needs approval · proj","body":"Bash: make deploy","tag":"itm_0123","actions":["allow","deny"],"url":"/s/claude/abc#item-itm_0123"}`
+	turn := `{"title":"Claude Code finished · proj","body":"Your turn.","tag":"turn-abc","actions":[],"url":"/s/claude/abc"}`
+	pushUntil("an approval", map[string]any{"type": "item", "tag": "itm_0123", "title": "Claude Code needs approval · proj", "body": "Bash: make deploy",
 		"url": "/s/claude/abc#item-itm_0123", "item": "itm_0123", "device": "dev1", "cap": "c4p",
-		"actions": []map[string]string{{"action": "allow", "title": "Approve"}, {"action": "deny", "title": "Deny"}}})
-	want := `[{"title":"Claude Code needs approval · proj","body":"Bash: make deploy","tag":"itm_0123","actions":["allow","deny"],"url":"/s/claude/abc#item-itm_0123"}]`
-	var got string
-	deadline := time.Now().Add(10 * time.Second)
-	for got != want && time.Now().Before(deadline) {
-		got, _ = chromedp.Run(ph.ctx, chromedp.Evaluate[string](shown, chromedp.EvalAwaitPromise))
-		time.Sleep(100 * time.Millisecond)
-	}
-	if got != want {
-		t.Fatalf("notifications shown: %s\nwant %s", got, want)
-	}
+		"actions": []map[string]string{{"action": "allow", "title": "Approve"}, {"action": "deny", "title": "Deny"}}},
+		func(got string) bool { return got == "["+item+"]" })
 	// A turn: no capability, no actions; its own tag.
-	push(map[string]any{"type": "turn", "tag": "turn-abc", "title": "Claude Code finished · proj", "body": "Your turn.", "url": "/s/claude/abc"})
-	ph.pollFor("two notifications", `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.length === 2 &&
-		ns.some(n => n.tag === "turn-abc" && (n.actions || []).length === 0))`, 10*time.Second, chromedp.EvalAwaitPromise)
-	push(map[string]any{"type": "close", "tag": "itm_0123"})
-	ph.pollFor("the resolved one closed", `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.length === 1 && ns[0].tag === "turn-abc")`,
-		10*time.Second, chromedp.EvalAwaitPromise)
+	pushUntil("a finished turn", map[string]any{"type": "turn", "tag": "turn-abc", "title": "Claude Code finished · proj", "body": "Your turn.", "url": "/s/claude/abc"},
+		func(got string) bool {
+			return strings.Contains(got, item) && strings.Contains(got, turn) && strings.Count(got, `"tag"`) == 2
+		})
+	pushUntil("the resolved one closed", map[string]any{"type": "close", "tag": "itm_0123"},
+		func(got string) bool { return got == "["+turn+"]" })
 }

@@ -276,10 +276,19 @@ func TestHostedSurvivesRestart(t *testing.T) {
 
 	srv2 := servetest.StartAt(t, agent.Home, srv.DataDir, env)
 	api2 := newAPIClient(t, srv2)
-	var d struct{ Delivered bool }
-	if status, err := api2.post("/api/v1/sessions/claude/"+keep+"/message", map[string]any{"text": "still there after the restart?"}, &d); err != nil || status != http.StatusOK || !d.Delivered {
-		t.Fatalf("message after restart: %d %+v %v", status, d, err)
-	}
+	// The re-attach runs in the background after start: until it has, the
+	// session is not hosted yet (409), and nothing is typed.
+	until(t, 30*time.Second, "message after restart", func() (bool, string) {
+		var d struct{ Delivered bool }
+		status, err := api2.post("/api/v1/sessions/claude/"+keep+"/message", map[string]any{"text": "still there after the restart?"}, &d)
+		if err == nil && status == http.StatusConflict {
+			return false, "not re-attached yet"
+		}
+		if err != nil || status != http.StatusOK || !d.Delivered {
+			t.Fatalf("message after restart: %d %+v %v", status, d, err)
+		}
+		return true, ""
+	})
 	until(t, 10*time.Second, "the killed one ended", func() (bool, string) {
 		var one struct{ Session liveSession }
 		if err := api2.get("/api/v1/sessions/claude/"+lose, &one); err != nil {
