@@ -800,11 +800,14 @@ const phoneCheck = `(() => {
 	return bad;
 })()`
 
-// checkPhone runs phoneCheck at the narrowest phones and an ordinary one.
+// checkPhone runs phoneCheck at the narrowest phones, an ordinary one and
+// one in landscape.
 func (p *phone) checkPhone(name string) {
 	p.t.Helper()
-	for _, w := range []int64{320, 390, 412} {
-		p.step(fmt.Sprintf("%s at %d px", name, w), chromedp.EmulateViewport(w, 800, chromedp.EmulateMobile, chromedp.EmulateScale(3)))
+	// The narrowest phones, an ordinary one, and a phone held sideways.
+	for _, vp := range [][2]int64{{320, 800}, {390, 800}, {412, 800}, {844, 390}} {
+		w := vp[0]
+		p.step(fmt.Sprintf("%s at %d px", name, w), chromedp.EmulateViewport(w, vp[1], chromedp.EmulateMobile, chromedp.EmulateScale(3)))
 		bad, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]string](phoneCheck))
 		if err != nil {
 			p.t.Fatal(err)
