@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"paddock/internal/hookchannel"
 	"paddock/internal/hookinstall"
 	"paddock/views"
 )
@@ -56,15 +57,7 @@ func (s *Server) hooksView(note string) (views.HooksView, error) {
 }
 
 // masker hides the hook channel's secret in what the page shows.
-func (s *Server) masker() func(string) string {
-	secret := s.opts.Hooks.Secret()
-	return func(t string) string {
-		if secret == "" {
-			return t
-		}
-		return strings.ReplaceAll(t, secret, "<hook secret>")
-	}
-}
+func (s *Server) masker() func(string) string { return hookchannel.Masker(s.opts.Hooks.Secret()) }
 
 func (s *Server) hookRuntime(c *echo.Context) (string, error) {
 	if s.opts.Hooks == nil {

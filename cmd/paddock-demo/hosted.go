@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"paddock/internal/app"
 	"paddock/internal/testkit/agentenv"
 	"paddock/internal/testkit/mockmodel"
 )
@@ -276,18 +277,15 @@ func (a *api) waitNeeds(ctx context.Context, h *hostedSession, dialog *regexp.Re
 	}
 }
 
-// httpsPort is the port paddock serves HTTPS on, from the serve.json it
+// httpsPort is the port paddock serves HTTPS on, from the state it
 // writes into its data dir for its other commands.
 func httpsPort(dataDir string) (int, error) {
-	b, err := os.ReadFile(filepath.Join(dataDir, "serve.json"))
+	st, err := app.ReadState(dataDir)
 	if err != nil {
 		return 0, err
 	}
-	var st struct {
-		HTTPSPort int `json:"https_port"`
-	}
-	if err := json.Unmarshal(b, &st); err != nil || st.HTTPSPort == 0 {
-		return 0, fmt.Errorf("paddock's serve.json names no HTTPS port: %s", b)
+	if st.HTTPSPort == 0 {
+		return 0, fmt.Errorf("paddock's state in %s names no HTTPS port", dataDir)
 	}
 	return st.HTTPSPort, nil
 }

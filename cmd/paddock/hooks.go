@@ -72,7 +72,7 @@ func cmdHooks(_ context.Context, args []string, stdout, stderr io.Writer, getenv
 			return err
 		}
 		secret := opts.Secret
-		mask = func(s string) string { return strings.ReplaceAll(s, secret, "<hook secret>") }
+		mask = hookchannel.Masker(secret)
 	}
 
 	if sub == "status" {
@@ -122,7 +122,7 @@ func claudeHTTPOptions(o *hookinstall.Options, cfg config.Config, create bool) e
 		return err
 	}
 	if o.Secret, err = hookchannel.ReadSecret(cfg.DataDir); err != nil {
-		o.Secret = "<hook secret>"
+		o.Secret = hookchannel.SecretShown
 	}
 	return nil
 }

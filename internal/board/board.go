@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"paddock/internal/broadcast"
 	"paddock/internal/catalog"
@@ -219,7 +220,26 @@ func StateLabel(st hookstate.State) string {
 	return string(st)
 }
 
-func containsFold(s, sub string) bool { return strings.Contains(strings.ToLower(s), sub) }
+// containsFold reports whether s contains sub (lower case) ignoring case.
+// Matches runs it over every session at each search, so an ASCII sub (what
+// is typed nearly always) is compared in place, without lowering a copy
+// of s.
+func containsFold(s, sub string) bool {
+	if sub == "" {
+		return true
+	}
+	for i := 0; i < len(sub); i++ {
+		if sub[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), sub)
+		}
+	}
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
 
 // Matches reports whether the session's title, project, directory, first
 // prompt or latest prompt contains q, ignoring case: what List's Query

@@ -196,3 +196,23 @@ func TestPageSelectsAndRefusesForeignCursors(t *testing.T) {
 		}
 	}
 }
+
+func TestContainsFold(t *testing.T) {
+	for _, tc := range []struct {
+		s, sub string
+		want   bool
+	}{
+		{"Deploy the Thing", "the thing", true},
+		{"Deploy", "deploy", true},
+		{"Deploy", "deployed", false},
+		{"", "x", false},
+		{"anything", "", true},
+		{"Über-Projekt", "über", true},
+		{"naïve CAFÉ", "café", true},
+		{"naïve CAFÉ", "cafe", false},
+	} {
+		if got := containsFold(tc.s, tc.sub); got != tc.want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", tc.s, tc.sub, got, tc.want)
+		}
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/device"
 
+	"paddock/internal/app"
 	"paddock/internal/testkit/agentenv"
 	"paddock/internal/testkit/agenttest"
 	"paddock/internal/testkit/mockmodel"
@@ -1210,15 +1211,9 @@ func TestBrowserReviewsADiff(t *testing.T) {
 func TestBrowserCAPageChecksTrust(t *testing.T) {
 	chrome := chromiumPath(t)
 	srv := servetest.Start(t, fixtureHome(t))
-	b, err := os.ReadFile(filepath.Join(srv.DataDir, "serve.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st struct {
-		HTTPPort int `json:"http_port"`
-	}
-	if err := json.Unmarshal(b, &st); err != nil || st.HTTPPort == 0 {
-		t.Fatalf("serve.json %s: %v", b, err)
+	st, err := app.ReadState(srv.DataDir)
+	if err != nil || st.HTTPPort == 0 {
+		t.Fatalf("serve's state: %+v %v", st, err)
 	}
 	ca := fmt.Sprintf("http://127.0.0.1:%d/ca", st.HTTPPort)
 	untrusting := startPhone(t, chrome)

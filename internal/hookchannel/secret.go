@@ -134,3 +134,17 @@ func replaceSecret(path string) (string, error) {
 	}
 	return secret, nil
 }
+
+// SecretShown is what is shown in place of the hook secret.
+const SecretShown = "<hook secret>"
+
+// Masker returns a function that hides secret in text shown to anyone (a
+// diff, a note, an error); an empty secret hides nothing.
+func Masker(secret string) func(string) string {
+	return func(t string) string {
+		if secret == "" {
+			return t
+		}
+		return strings.ReplaceAll(t, secret, SecretShown)
+	}
+}
