@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,9 +38,9 @@ func (s *Server) sessionActivity(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a := activity(evs, s.opts.Agents.UIOf(k.Runtime))
-	if e, err := s.opts.Board.Get(ctx, k); err == nil && s.canReview(e) {
-		a.ReviewURL = sessionURL(k) + "/review"
+	a := activity(evs, s.opts.Agents.UIOf(k.Runtime), sessionURL(k))
+	if e, err := s.opts.Board.Get(ctx, k); err == nil && s.canReview(e) && slices.ContainsFunc(a.Items, func(it views.ActivityItem) bool { return len(it.Diff) > 0 }) {
+		a.ReviewURL = sessionURL(k) + "/review" // only a diff can be reviewed
 	}
 	return s.render(c, http.StatusOK, views.ActivityPanel(a))
 }
@@ -52,11 +53,22 @@ func (s *Server) canReview(e board.Entry) bool {
 
 // activity pairs each tool result with its call (by id, else the latest
 // call still without one: some agents write no id) and keeps the newest.
-func activity(evs []session.Event, ui agent.UI) views.Activity {
+// An image a tool returned goes with its call; one the person attached
+// is an entry of its own. base is the session page's address.
+func activity(evs []session.Event, ui agent.UI, base string) views.Activity {
 	var items []views.ActivityItem
 	byID := map[string]int{}
+	images := 0
 	for _, e := range evs {
 		switch e.Kind {
+		case session.EventImage:
+			img := activityImage(e, images, base)
+			images++
+			if i, ok := byID[e.ToolID]; ok && e.ToolID != "" {
+				items[i].Images = append(items[i].Images, img)
+				continue
+			}
+			items = append(items, views.ActivityItem{Attached: true, Role: e.Role, Images: []views.ActivityImage{img}})
 		case session.EventThinking:
 			if strings.TrimSpace(e.Text) != "" {
 				items = append(items, views.ActivityItem{Thinking: true, Output: history.ClipBytes(e.Text, activityOutputMax)})
@@ -82,7 +94,7 @@ func activity(evs []session.Event, ui agent.UI) views.Activity {
 			i, ok := byID[e.ToolID]
 			if !ok {
 				for j := len(items) - 1; j >= 0; j-- {
-					if !items[j].Thinking && !items[j].HasOutput {
+					if !items[j].Thinking && !items[j].Attached && !items[j].HasOutput {
 						i, ok = j, true
 						break
 					}

@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v5"
@@ -20,6 +22,11 @@ type eventJSON struct {
 	Input   string     `json:"input,omitempty"`
 	IsError bool       `json:"is_error,omitempty"`
 	Time    *time.Time `json:"time,omitempty"`
+	// An image: the type its history declares, its size, and where it is
+	// served ("" when it is not: too large, unreadable or not raster).
+	MediaType string `json:"media_type,omitempty"`
+	Size      int    `json:"size,omitempty"`
+	URL       string `json:"url,omitempty"`
 }
 
 // apiEvents is GET /api/v1/sessions/{runtime}/{id}/events: messages,
@@ -34,9 +41,18 @@ func (s *Server) apiEvents(c *echo.Context) error {
 		return err
 	}
 	out := make([]eventJSON, 0, len(evs))
+	images := 0
 	for _, e := range evs {
-		out = append(out, eventJSON{Kind: e.Kind, Role: e.Role, Text: e.Text, Tool: e.Tool, ToolID: e.ToolID,
-			Input: e.Input, IsError: e.IsError, Time: timePtr(e.Time)})
+		j := eventJSON{Kind: e.Kind, Role: e.Role, Text: e.Text, Tool: e.Tool, ToolID: e.ToolID,
+			Input: e.Input, IsError: e.IsError, Time: timePtr(e.Time)}
+		if e.Kind == session.EventImage {
+			j.MediaType, j.Size = e.MediaType, e.Size
+			if servedImageType(e) != "" {
+				j.URL = "/api/v1/sessions/" + url.PathEscape(k.Runtime) + "/" + url.PathEscape(k.ID) + "/images/" + strconv.Itoa(images)
+			}
+			images++
+		}
+		out = append(out, j)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"key": k.String(), "events": out})
 }

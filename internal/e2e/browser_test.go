@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/color"
 	"io/fs"
 	"maps"
 	"net"
@@ -31,6 +32,7 @@ import (
 	"paddock/internal/app"
 	"paddock/internal/testkit/agentenv"
 	"paddock/internal/testkit/agenttest"
+	"paddock/internal/testkit/imagetest"
 	"paddock/internal/testkit/mockmodel"
 	"paddock/internal/testkit/servetest"
 	"paddock/internal/testkit/sharedtest"
@@ -1202,6 +1204,61 @@ func TestBrowserReviewsADiff(t *testing.T) {
 		}
 		return got, fmt.Sprintf("%+v", page.Messages)
 	})
+}
+
+// Images on the phone, with the real Claude Code: the agent reads a PNG
+// (the mock's VIEW) and the activity panel shows it, loaded from
+// paddock, under the call that returned it, in a box that does not move
+// the page when it loads.
+func TestBrowserShowsImages(t *testing.T) {
+	chrome := chromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	agent, srv, api := hostingServe(t, ctx)
+	png := filepath.Join(agent.Cwd, "blue.png")
+	if err := os.WriteFile(png, imagetest.PNG(8, 6, color.RGBA{0, 90, 255, 255}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var created struct{ ID string }
+	if status, err := api.post("/api/v1/sessions", map[string]any{"runtime": "claude", "workdir": agent.Cwd,
+		"prompt": "VIEW " + png}, &created); err != nil || status != http.StatusCreated {
+		t.Fatalf("create: %d %v", status, err)
+	}
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
+	ph.step("session", chromedp.Navigate(base+"/s/claude/"+created.ID))
+	ph.pollFor("the reply", `[...document.querySelectorAll('[data-testid="message"]')].some(m => m.textContent.includes(`+strconv.Quote(mockmodel.ToolFinishedReply)+`))`, 60*time.Second)
+	ph.step("open the activity", chromedp.Click(`[data-testid="activity"] summary`))
+	ph.poll("the read with its image", `[...document.querySelectorAll('[data-testid="activity-item"]')].some(i => i.querySelector('.tool')?.textContent === "Read" &&
+		!!i.querySelector('[data-testid="activity-image"] img'))`)
+	ph.step("open the read", chromedp.Click(`[data-testid="activity-item"] summary`))
+	const boxJS = `(() => { const r = document.querySelector('[data-testid="activity-image"] img').getBoundingClientRect(); return [r.width, r.height]; })()`
+	box, err := chromedp.Run(ph.ctx, chromedp.Evaluate[[]float64](boxJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph.poll("the image loaded from paddock", `(() => { const i = document.querySelector('[data-testid="activity-image"] img'); return i.complete && i.naturalWidth === 8 && i.naturalHeight === 6; })()`)
+	after, err := chromedp.Run(ph.ctx, chromedp.Evaluate[[]float64](boxJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(box) != 2 || len(after) != 2 || box[0] != after[0] || box[1] != after[1] || box[0] == 0 {
+		t.Errorf("the image's box moved as it loaded: %v → %v", box, after)
+	}
+	ph.checkPhone("image")
+	// The composer is sticky at the foot of the screen: the shot is of
+	// the call with its image, scrolled up clear of it.
+	ph.step("scroll the call up", chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="activity-item"]').scrollIntoView({block: "start"})`))
+	item, err := chromedp.Run(ph.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(artifactDir(t), "browser-session-image.png")
+	if err := os.WriteFile(p, item, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", p)
 }
 
 // The certificate page, opened over plain HTTP as a new phone does, shows

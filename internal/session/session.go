@@ -133,6 +133,7 @@ const (
 	EventThinking   = "thinking"    // the model's visible reasoning
 	EventToolCall   = "tool_call"   // Tool, ToolID and Input
 	EventToolResult = "tool_result" // ToolID, Text (the output, clipped) and IsError
+	EventImage      = "image"       // MediaType, Data and Size: attached by Role, or returned by the tool call ToolID
 )
 
 // Event is one entry of a session's full record, oldest first. Only
@@ -146,6 +147,11 @@ type Event struct {
 	Input   string // EventToolCall: the input as JSON text
 	IsError bool   // EventToolResult
 	Time    time.Time
+	// EventImage: the type the history declares, the decoded bytes (nil
+	// when over MaxImageBytes) and their size.
+	MediaType string
+	Data      string
+	Size      int
 }
 
 // ToolSubject is the one line that says what a tool call does, from its

@@ -7,6 +7,7 @@ import (
 	"os"
 	"paddock/internal/history"
 	"strings"
+	"time"
 
 	"paddock/internal/session"
 )
@@ -88,13 +89,17 @@ func recordEvents(r *record, hasMsg bool) []session.Event {
 		}
 	}
 	if (r.Type == typeUser || r.Type == typeAssistant) && !r.Sidechain && len(r.Content) > 0 && r.Content[0] == '[' {
+		role := session.RoleUser
+		if r.Type == typeAssistant {
+			role = session.RoleAssistant
+		}
 		_ = eachElement(r.Content, func(part []byte) {
-			e, ok := partEvent(part, r.Type == typeAssistant)
-			switch {
-			case !ok:
-			case e.Kind == session.EventMessage:
-				slot()
-			default:
+			evs := partEvents(part, role)
+			for _, e := range evs {
+				if e.Kind == session.EventMessage {
+					slot()
+					continue
+				}
 				e.Time = r.Time
 				out = append(out, e)
 			}
@@ -106,16 +111,17 @@ func recordEvents(r *record, hasMsg bool) []session.Event {
 	return out
 }
 
-// partEvent reads one content part: a text part gives an empty
-// EventMessage (the record's message slot), thinking (of an assistant) a
-// thinking event, a tool use a call, a tool result a result; anything
-// else (images, redacted thinking, documents) nothing.
-func partEvent(part []byte, assistant bool) (session.Event, bool) {
+// partEvents reads one content part of a record written by role: a text
+// part gives an empty EventMessage (the record's message slot), thinking
+// (of an assistant) a thinking event, a tool use a call, a tool result a
+// result followed by the images it returned, an image an image; anything
+// else (redacted thinking, documents) nothing.
+func partEvents(part []byte, role string) []session.Event {
 	if part[0] != '{' {
-		return session.Event{}, false
+		return nil
 	}
 	var typ, id, name, toolUseID string
-	var thinking, input, content, isError []byte
+	var thinking, input, content, isError, source []byte
 	_ = eachMember(part, func(key, val []byte) {
 		switch string(key) {
 		case "type":
@@ -134,29 +140,81 @@ func partEvent(part []byte, assistant bool) (session.Event, bool) {
 			content = val
 		case "is_error":
 			isError = val
+		case "source":
+			source = val
 		}
 	})
 	switch typ {
 	case "text":
-		return session.Event{Kind: session.EventMessage}, true
+		return []session.Event{{Kind: session.EventMessage}}
 	case "thinking":
 		text, _ := jsonString(thinking)
-		if text = strings.TrimSpace(text); !assistant || text == "" {
-			return session.Event{}, false
+		if text = strings.TrimSpace(text); role != session.RoleAssistant || text == "" {
+			return nil
 		}
-		return session.Event{Kind: session.EventThinking, Text: text}, true
+		return []session.Event{{Kind: session.EventThinking, Text: text}}
 	case "tool_use", "server_tool_use", "mcp_tool_use":
-		return session.Event{Kind: session.EventToolCall, Tool: name, ToolID: id, Input: history.ClipJSON(input)}, true
+		return []session.Event{{Kind: session.EventToolCall, Tool: name, ToolID: id, Input: history.ClipJSON(input)}}
+	case "image":
+		if e, ok := sourceImage(source, role, ""); ok {
+			return []session.Event{e}
+		}
+		return nil
 	}
 	if typ == "tool_result" || strings.HasSuffix(typ, "_tool_result") {
-		return session.Event{
+		out := []session.Event{{
 			Kind:    session.EventToolResult,
 			ToolID:  toolUseID,
 			Text:    history.ClipOutput(resultText(content)),
 			IsError: jsonTrue(isError),
-		}, true
+		}}
+		if len(content) > 0 && content[0] == '[' {
+			_ = eachElement(content, func(p []byte) {
+				if p[0] != '{' {
+					return
+				}
+				var typ string
+				var source []byte
+				_ = eachMember(p, func(key, val []byte) {
+					switch string(key) {
+					case "type":
+						typ, _ = jsonString(val)
+					case "source":
+						source = val
+					}
+				})
+				if e, ok := sourceImage(source, "", toolUseID); typ == "image" && ok {
+					out = append(out, e)
+				}
+			})
+		}
+		return out
 	}
-	return session.Event{}, false
+	return nil
+}
+
+// sourceImage reads an image part's source, {"type":"base64",
+// "media_type":…, "data":…}; a source by URL or file id is no image the
+// history holds.
+func sourceImage(source []byte, role, toolID string) (session.Event, bool) {
+	if len(source) == 0 || source[0] != '{' {
+		return session.Event{}, false
+	}
+	var typ, mediaType, data string
+	_ = eachMember(source, func(key, val []byte) {
+		switch string(key) {
+		case "type":
+			typ, _ = jsonString(val)
+		case "media_type":
+			mediaType, _ = jsonString(val)
+		case "data":
+			data, _ = jsonString(val)
+		}
+	})
+	if typ != "base64" {
+		return session.Event{}, false
+	}
+	return session.ImageEvent(mediaType, data, role, toolID, time.Time{})
 }
 
 // resultText is the readable output of a tool result's content: a string

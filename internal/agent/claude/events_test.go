@@ -59,6 +59,10 @@ func checkEvents(t *testing.T, s *Scanner, id string) []session.Event {
 			if e.ToolID == "" || len(e.Text) > history.MaxOutput || !utf8.ValidString(e.Text) {
 				t.Errorf("%s: event %d: result %+v", id, i, e)
 			}
+		case session.EventImage:
+			if !strings.HasPrefix(e.MediaType, "image/") || e.Size == 0 || (e.Data != "" && len(e.Data) != e.Size) {
+				t.Errorf("%s: event %d: image %s of %d bytes (%d held)", id, i, e.MediaType, e.Size, len(e.Data))
+			}
 		default:
 			t.Errorf("%s: event %d: kind %q", id, i, e.Kind)
 		}

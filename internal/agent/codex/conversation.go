@@ -89,6 +89,7 @@ func (c *conversation) add(r *record) {
 	}
 	m := r.msg
 	if m == nil || !c.dedup.fresh(m) {
+		c.addImages(r)
 		return
 	}
 	if m.role == session.RoleUser {
@@ -100,6 +101,16 @@ func (c *conversation) add(r *record) {
 	c.msgs = append(c.msgs, session.Message{Role: m.role, Text: m.text, Time: r.time})
 	if c.withEvents {
 		c.events = append(c.events, session.Event{Kind: session.EventMessage, Role: m.role, Text: m.text, Time: r.time})
+	}
+	c.addImages(r)
+}
+
+// addImages adds the images a person attached to a message, after it:
+// only the response item holds them, whichever copy of the message is
+// kept.
+func (c *conversation) addImages(r *record) {
+	if c.withEvents && len(r.images) > 0 {
+		c.events = append(c.events, imageParts(r.images, session.RoleUser, "", r.time)...)
 	}
 }
 

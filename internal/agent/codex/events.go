@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"strings"
+	"time"
 
 	"paddock/internal/history"
 	"paddock/internal/session"
@@ -86,6 +87,51 @@ func (c *conversation) addEvent(r *record) {
 		c.calls.results[ev.ToolID] = len(c.events)
 	}
 	c.events = append(c.events, ev)
+	if ev.Kind == session.EventToolResult {
+		c.events = append(c.events, outputImages(r.item, ev.ToolID, r.time)...)
+	}
+}
+
+// outputImages are the images a call's output returned (view_image):
+// input_image parts of an output array.
+func outputImages(item []byte, callID string, t time.Time) []session.Event {
+	var output []byte
+	_ = members(item, func(k, v []byte) bool {
+		if string(k) == "output" {
+			output = v
+			return false
+		}
+		return true
+	})
+	if len(output) == 0 || output[0] != '[' {
+		return nil
+	}
+	return imageParts(output, "", callID, t)
+}
+
+// imageParts reads the input_image parts of a content array; Codex keeps
+// each image as a data URL.
+func imageParts(arr []byte, role, toolID string, t time.Time) []session.Event {
+	var out []session.Event
+	_ = elements(arr, func(el []byte) {
+		var typ, url string
+		_ = members(el, func(k, v []byte) bool {
+			switch string(k) {
+			case "type":
+				typ = str(v)
+			case "image_url":
+				url = str(v)
+			}
+			return true
+		})
+		if typ != "input_image" {
+			return
+		}
+		if e, ok := session.DataURLImage(url, role, toolID, t); ok {
+			out = append(out, e)
+		}
+	})
+	return out
 }
 
 // itemEvent reads a response item that is not a message: reasoning, a

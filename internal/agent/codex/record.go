@@ -3,6 +3,7 @@ package codex
 import (
 	"bytes"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ type record struct {
 	// call or its output), raw and undecoded: only Events reads it, so
 	// listing pays nothing for it. It points into the line's buffer.
 	item []byte
+	// images is the content of a user message that attached images
+	// (input_image parts), raw like item: only Events decodes them.
+	images []byte
 	// exec is the outcome of a command, from an item_completed
 	// CommandExecution event (Events marks its result as an error).
 	exec execOutcome
@@ -220,7 +224,10 @@ func responseItem(r *record, item []byte) {
 	}
 	switch role {
 	case "user":
-		text := contentText(content, "input_text", "text")
+		text := imageMarkers.ReplaceAllString(contentText(content, "input_text", "text"), "")
+		if bytes.Contains(content, []byte(`"input_image"`)) {
+			r.images = content
+		}
 		if cwd, ok := environmentCwd(text); ok {
 			r.envCwd = cwd
 		}
@@ -233,6 +240,11 @@ func responseItem(r *record, item []byte) {
 		}
 	}
 }
+
+// imageMarkers are the texts Codex writes around each image a person
+// attaches, `<image name=[Image #1] path="…">` and `</image>`, as lines of
+// a message's text: framing, not what the person wrote.
+var imageMarkers = regexp.MustCompile(`(?m)^</?image(?: name=\[Image #\d+\])?(?: path="[^"\n]*")?>(?:\n|$)`)
 
 // event reads a UI event: what the person typed and what the agent said.
 func event(r *record, payload []byte) {

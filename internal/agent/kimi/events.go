@@ -158,6 +158,32 @@ func (f *fold) toolResult(raw json.RawMessage, t time.Time) {
 		Text:    history.ClipOutput(outputText(r["output"])),
 		IsError: jsonBool(r["isError"]),
 	}})
+	for _, ev := range partImages(r["output"], "", id, t) {
+		f.push(&entry{time: t, ev: &ev})
+	}
+}
+
+// partImages are the image_url parts of a content list, whose URL is a
+// data URL: kimi-code spells the member imageUrl, kimi-cli image_url.
+func partImages(raw json.RawMessage, role, toolID string, t time.Time) []session.Event {
+	var parts []map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var out []session.Event
+	for _, p := range parts {
+		if jsonStr(p["type"]) != "image_url" {
+			continue
+		}
+		img := p["imageUrl"]
+		if img == nil {
+			img = p["image_url"]
+		}
+		if ev, ok := session.DataURLImage(jsonStr(object(img)["url"]), role, toolID, t); ok {
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 // messageEvents returns the thinking of a context message (an assistant
@@ -191,6 +217,9 @@ func (f *fold) messageTools(m wireMessage, t time.Time) []*entry {
 		if f.record(session.EventToolResult, id) {
 			ev := toolMessage(id, m.Content)
 			out = append(out, &entry{time: t, ev: &ev})
+			for _, img := range partImages(m.Content, "", id, t) {
+				out = append(out, &entry{time: t, ev: &img})
+			}
 		}
 	}
 	return out

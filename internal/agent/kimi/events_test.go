@@ -57,6 +57,10 @@ func checkEvents(t *testing.T, s *Scanner, id string, evs []session.Event) {
 			if len(e.Text) > history.MaxOutput {
 				t.Errorf("%s: result of %d bytes", id, len(e.Text))
 			}
+		case session.EventImage:
+			if !strings.HasPrefix(e.MediaType, "image/") || e.Size == 0 || (e.Data != "" && len(e.Data) != e.Size) {
+				t.Errorf("%s: image %s of %d bytes (%d held)", id, e.MediaType, e.Size, len(e.Data))
+			}
 		default:
 			t.Errorf("%s: kind %q", id, e.Kind)
 		}

@@ -3,6 +3,7 @@ package opencode
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -77,8 +78,10 @@ func (s *Scanner) events(ctx context.Context, db dbFile, id string) ([]session.E
 			var created, partStart, toolStart, toolEnd any
 			var role, summary, ptype, text, synthetic, ignored sql.NullString
 			var tool, callID, status, input, output, toolErr sql.NullString
+			var mime, url, attachments sql.NullString
 			if err := rows.Scan(&mid, &created, &role, &summary, &ptype, &text, &synthetic, &ignored,
-				&partStart, &tool, &callID, &status, &input, &output, &toolErr, &toolStart, &toolEnd); err != nil {
+				&partStart, &tool, &callID, &status, &input, &output, &toolErr, &toolStart, &toolEnd,
+				&mime, &url, &attachments); err != nil {
 				return err
 			}
 			if mid != cur.conv.id {
@@ -98,8 +101,13 @@ func (s *Scanner) events(ctx context.Context, db dbFile, id string) ([]session.E
 				cur.tool(toolPart{
 					name: clean(tool.String), callID: clean(callID.String), status: status.String,
 					input: clean(input.String), output: output.String, err: toolErr.String,
-					start: parseTime(toolStart), end: parseTime(toolEnd),
+					start: parseTime(toolStart), end: parseTime(toolEnd), attachments: attachments.String,
 				})
+			case "file":
+				if e, ok := fileImage(mime.String, url.String, cur.conv.role, ""); ok {
+					e.Time = cur.at(partStart)
+					cur.add(e)
+				}
 			}
 		}
 		if err := rows.Err(); err != nil {
@@ -114,8 +122,8 @@ func (s *Scanner) events(ctx context.Context, db dbFile, id string) ([]session.E
 	return out, nil
 }
 
-// eventsQuery selects the text, compaction, reasoning and tool parts of a
-// session's messages, in Conversation's order (conversationQuery), with
+// eventsQuery selects the text, compaction, reasoning, tool and file parts
+// of a session's messages, in Conversation's order (conversationQuery), with
 // the fields of each kind. `->` gives a tool's input as JSON text whatever
 // its type.
 func eventsQuery(c *conn, guard bool) string {
@@ -132,10 +140,11 @@ func eventsQuery(c *conn, guard bool) string {
 		json_extract(%[2]s, '$.tool'), json_extract(%[2]s, '$.callID'),
 		json_extract(%[2]s, '$.state.status'), %[2]s -> '$.state.input',
 		json_extract(%[2]s, '$.state.output'), json_extract(%[2]s, '$.state.error'),
-		json_extract(%[2]s, '$.state.time.start'), json_extract(%[2]s, '$.state.time.end')
+		json_extract(%[2]s, '$.state.time.start'), json_extract(%[2]s, '$.state.time.end'),
+		json_extract(%[2]s, '$.mime'), json_extract(%[2]s, '$.url'), %[2]s -> '$.state.attachments'
 		FROM message m JOIN part p ON p.message_id = m.id
 		WHERE m.session_id = ?
-		AND json_extract(%[2]s, '$.type') IN ('text', 'compaction', 'reasoning', 'tool')
+		AND json_extract(%[2]s, '$.type') IN ('text', 'compaction', 'reasoning', 'tool', 'file')
 		ORDER BY %[4]s`, md, pd, created, order)
 }
 
@@ -145,6 +154,7 @@ type toolPart struct {
 	name, callID, status string
 	input, output, err   string
 	start, end           time.Time
+	attachments          string // JSON: the files a completed call returned (a read image)
 }
 
 // eventMessage gathers one message's events: its text through the same
@@ -186,9 +196,27 @@ func (m *eventMessage) tool(p toolPart) {
 	switch p.status {
 	case "completed":
 		m.add(session.Event{Kind: session.EventToolResult, ToolID: p.callID, Text: history.ClipOutput(clean(p.output)), Time: end})
+		var files []struct{ Mime, URL string }
+		if p.attachments != "" && json.Unmarshal([]byte(p.attachments), &files) == nil {
+			for _, f := range files {
+				if e, ok := fileImage(f.Mime, f.URL, "", p.callID); ok {
+					e.Time = end
+					m.add(e)
+				}
+			}
+		}
 	case "error":
 		m.add(session.Event{Kind: session.EventToolResult, ToolID: p.callID, Text: history.ClipOutput(clean(p.err)), IsError: true, Time: end})
 	}
+}
+
+// fileImage is a file part that is an image OpenCode keeps inline, as a
+// data URL (a file:// part is a path, never read).
+func fileImage(mime, url, role, toolID string) (session.Event, bool) {
+	if !strings.HasPrefix(strings.ToLower(mime), "image/") {
+		return session.Event{}, false
+	}
+	return session.DataURLImage(url, role, toolID, time.Time{})
 }
 
 // appendTo appends the message's events to out, its conversation message

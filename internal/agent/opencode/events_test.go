@@ -6,12 +6,14 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"paddock/internal/history"
 	"paddock/internal/session"
+	"paddock/internal/testkit/imagetest"
 	"paddock/internal/testkit/sharedtest"
 )
 
@@ -69,6 +71,8 @@ func eventLine(e session.Event) string {
 			return "error " + e.ToolID + ": " + e.Text
 		}
 		return "result " + e.ToolID + ": " + e.Text
+	case session.EventImage:
+		return "image " + e.Role + " " + e.ToolID + " " + e.MediaType + " " + strconv.Itoa(e.Size)
 	}
 	return "? " + e.Kind
 }
@@ -182,14 +186,19 @@ func TestEventsParts(t *testing.T) {
 	w.message("ses_p", 1, "user", at(0),
 		text("fix the bug"),
 		mk(map[string]any{"type": "text", "text": "<file contents>", "synthetic": true}),
-		mk(map[string]any{"type": "file", "mime": "text/plain", "url": "file:///x"}))
+		mk(map[string]any{"type": "file", "mime": "text/plain", "url": "file:///x"}),
+		// An image the person attached (`opencode run -f red.png`), kept inline.
+		mk(map[string]any{"type": "file", "mime": "image/png", "url": "data:image/png;base64," + imagetest.RedPNG, "synthetic": true, "filename": "red.png"}),
+		mk(map[string]any{"type": "file", "mime": "image/png", "url": "file:///p/elsewhere.png"}))
 	w.message("ses_p", 2, "assistant", at(1),
 		`{"type":"step-start"}`,
 		mk(map[string]any{"type": "reasoning", "text": "  Let me look.  ", "time": map[string]any{"start": ms(1)}}),
 		mk(map[string]any{"type": "text", "text": "Looking.", "time": map[string]any{"start": ms(2)}}),
 		mk(map[string]any{"type": "tool", "tool": "read", "callID": "c1", "state": map[string]any{
 			"status": "completed", "input": map[string]any{"filePath": "/x"}, "output": long,
-			"title": "x", "metadata": map[string]any{}, "time": map[string]any{"start": ms(3), "end": ms(4)}}}),
+			"title": "x", "metadata": map[string]any{}, "time": map[string]any{"start": ms(3), "end": ms(4)},
+			// What read of a PNG returns, as OpenCode 1.18.33 wrote it.
+			"attachments": []any{map[string]any{"type": "file", "mime": "image/png", "url": "data:image/png;base64," + imagetest.RedPNG}}}}),
 		mk(map[string]any{"type": "text", "text": "Found it."}),
 		mk(map[string]any{"type": "tool", "tool": "bash", "callID": "c2", "state": map[string]any{
 			"status": "running", "input": map[string]any{"command": "make"}, "time": map[string]any{"start": ms(5)}}}),
@@ -211,10 +220,12 @@ func TestEventsParts(t *testing.T) {
 	checkEvents(t, s, "ses_p", evs)
 	want := []string{
 		"user: fix the bug",
+		"image user  image/png 78",
 		"thinking: Let me look.",
 		"assistant: Looking.\n\nFound it.",
 		`call read c1 {"filePath":"/x"}`,
 		"result c1: " + long[:history.MaxOutput-4] + "…", // é is two bytes: the cut steps back to a rune start
+		"image  c1 image/png 78",
 		`call bash c2 {"command":"make"}`,
 		`call bash c3 {"command":"rm -rf /"}`,
 		"error c3: Tool execution aborted",
@@ -223,8 +234,11 @@ func TestEventsParts(t *testing.T) {
 	if got := eventLines(evs); !slices.Equal(got, want) {
 		t.Errorf("events:\n%s\nwant:\n%s", clipLines(got), clipLines(want))
 	}
-	if !evs[1].Time.Equal(at(1)) || !evs[2].Time.Equal(at(1)) || !evs[3].Time.Equal(at(3)) || !evs[4].Time.Equal(at(4)) {
-		t.Errorf("times: thinking %v, message %v, call %v, result %v", evs[1].Time, evs[2].Time, evs[3].Time, evs[4].Time)
+	if !evs[2].Time.Equal(at(1)) || !evs[3].Time.Equal(at(1)) || !evs[4].Time.Equal(at(3)) || !evs[5].Time.Equal(at(4)) {
+		t.Errorf("times: thinking %v, message %v, call %v, result %v", evs[2].Time, evs[3].Time, evs[4].Time, evs[5].Time)
+	}
+	if evs[1].Data != string(imagetest.RedPNGBytes()) || evs[6].Data != evs[1].Data {
+		t.Errorf("images of %d and %d bytes, want the PNG", len(evs[1].Data), len(evs[6].Data))
 	}
 }
 

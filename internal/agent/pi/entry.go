@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"paddock/internal/history/jsonpeek"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -240,6 +241,11 @@ func partsEnd(sk *jsonpeek.Skim, b []byte, i, depth int, j *textJoin) (int, erro
 	})
 }
 
+// emptyFileTags are what Pi writes into the prompt for each image a person
+// attaches with @: `<file name="…"></file>`, empty, the image itself being
+// an image part. A text file's tag holds its content and stays.
+var emptyFileTags = regexp.MustCompile(`<file name="[^"\n]*"></file>\n?`)
+
 // textJoin joins the text parts of a message's content (texts). Most
 // messages have one: it is returned as decoded, with no list to join.
 type textJoin struct {
@@ -255,6 +261,9 @@ func (j *textJoin) part(typ, text []byte) {
 		}
 	}
 	t, _ := jsonString(text)
+	if strings.HasPrefix(t, "<file name=") {
+		t = emptyFileTags.ReplaceAllString(t, "")
+	}
 	switch t = strings.TrimSpace(t); {
 	case t == "":
 	case j.first == "":

@@ -8,6 +8,7 @@ import (
 	"os"
 	"paddock/internal/history"
 	"strings"
+	"time"
 
 	"paddock/internal/session"
 )
@@ -95,6 +96,13 @@ func entryEvents(e *entry, hasMsg bool) []session.Event {
 	case roleToolResult:
 		add(session.Event{Kind: session.EventToolResult, ToolID: m.toolCallID,
 			Text: history.ClipOutput(resultText(m.content)), IsError: m.isError})
+		for _, ev := range contentImages(m.content, "", m.toolCallID) {
+			add(ev)
+		}
+	case roleUser:
+		for _, ev := range contentImages(m.content, session.RoleUser, "") {
+			add(ev)
+		}
 	case roleBash:
 		input, _ := json.Marshal(map[string]string{"command": m.command})
 		add(session.Event{Kind: session.EventToolCall, Tool: "bash", Input: string(input)})
@@ -183,6 +191,35 @@ func partEvent(part []byte) (session.Event, bool) {
 		return session.Event{Kind: session.EventToolCall, Tool: name, ToolID: id, Input: history.ClipJSON(args)}, true
 	}
 	return session.Event{}, false
+}
+
+// contentImages are the image parts of a content list, {"type":"image",
+// "data": base64, "mimeType"}, attached by role or returned by toolID.
+func contentImages(content []byte, role, toolID string) []session.Event {
+	var out []session.Event
+	eachElement(content, func(part []byte) {
+		if len(part) == 0 || part[0] != '{' {
+			return
+		}
+		var typ, data, mimeType string
+		_, _ = objectEnd(part, 0, 1, func(key, val []byte) {
+			switch string(key) {
+			case "type":
+				typ, _ = jsonString(val)
+			case "data":
+				data, _ = jsonString(val)
+			case "mimeType":
+				mimeType, _ = jsonString(val)
+			}
+		})
+		if typ != "image" {
+			return
+		}
+		if ev, ok := session.ImageEvent(mimeType, data, role, toolID, time.Time{}); ok {
+			out = append(out, ev)
+		}
+	})
+	return out
 }
 
 // resultText is the text of a tool result's content: a string as it is,

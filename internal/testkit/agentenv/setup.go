@@ -359,6 +359,9 @@ func openCodeRecipe(s *Setup, modelURL string) error {
 			"options": map[string]any{"baseURL": modelURL + "/v1", "apiKey": s.APIKey},
 			"models": map[string]any{"mock-model": map[string]any{
 				"name": "Mock Model", "tool_call": true,
+				// Declared to take images, as real models do: else OpenCode
+				// replaces an attached or read image with an error text.
+				"attachment": true, "modalities": map[string]any{"input": []string{"text", "image"}, "output": []string{"text"}},
 				"limit": map[string]any{"context": 128000, "output": 4096},
 			}},
 		}},
@@ -404,7 +407,7 @@ func piRecipe(s *Setup, modelURL string) error {
 			"apiKey":  "MOCK_API_KEY", // the name of the env var holding the key
 			"compat":  map[string]any{"supportsDeveloperRole": false, "supportsReasoningEffort": false},
 			"models": []any{map[string]any{
-				"id": "mock-model", "name": "Mock Model", "reasoning": false, "input": []string{"text"},
+				"id": "mock-model", "name": "Mock Model", "reasoning": false, "input": []string{"text", "image"}, // as real models: else Pi drops images
 				"contextWindow": 128000, "maxTokens": 4096,
 			}},
 		}},
@@ -452,6 +455,7 @@ api_key = %q
 provider = "mock"
 model = "mock-model"
 max_context_size = 128000
+capabilities = ["image_in"]
 `, modelURL+"/v1", s.APIKey))
 	if err != nil {
 		return err

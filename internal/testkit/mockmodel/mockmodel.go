@@ -25,6 +25,8 @@
 //	prompt has EDIT, a write tool       → "I'll write a file." + one Write / write call writing
 //	                                      "edited-by-mock-<turn>\n…" to the prompt's first absolute
 //	                                      path, else mock_edit.txt (Codex offers none: plain reply)
+//	prompt has VIEW and a path, an      → "I'll look at the image." + one call reading that path
+//	image-reading tool                    (ReadMediaFile, view_image, Read, read)
 //	prompt has SLOW                     → "Mock reply: done (turn <turn>)." after Options.SlowDelay
 //	anything else (or no tool offered)  → "Mock reply: done (turn <turn>)."
 //

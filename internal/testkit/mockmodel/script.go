@@ -24,6 +24,8 @@ const (
 	AskPreamble = "I'll ask you a question."
 	// EditPreamble is the text sent before a file-writing tool call.
 	EditPreamble = "I'll write a file."
+	// ViewPreamble is the text sent before an image-reading tool call.
+	ViewPreamble = "I'll look at the image."
 	// EditDefaultFile is the file an EDIT prompt naming no absolute path
 	// writes (relative to the agent's directory).
 	EditDefaultFile = "mock_edit.txt"
@@ -123,7 +125,8 @@ var (
 	reRun   = regexp.MustCompile(`\bRUN\b`)
 	reAsk   = regexp.MustCompile(`\bASK\b`)
 	reEdit  = regexp.MustCompile(`\bEDIT\b`)
-	rePath  = regexp.MustCompile(`(?:^|\s)(/[^\s]+)`)
+	reView  = regexp.MustCompile(`\bVIEW\b`)
+	rePath  = regexp.MustCompile(`(?:^|\s)(/[^\s"']+)`)
 	reSlow  = regexp.MustCompile(`\bSLOW\b`)
 	reError = regexp.MustCompile(`\bERROR\b`)
 )
@@ -198,6 +201,12 @@ func decide(c conversation, idSeq int) Reply {
 		}
 		if t, in, ok := writeCall(c.tools, path, EditContent(turn)); ok {
 			r.Kind, r.Text, r.Tool, r.Input = KindTool, EditPreamble, t, in
+		}
+	case reView.MatchString(prompt):
+		if m := rePath.FindStringSubmatch(prompt); m != nil {
+			if t, in, ok := viewCall(c.tools, m[1]); ok {
+				r.Kind, r.Text, r.Tool, r.Input = KindTool, ViewPreamble, t, in
+			}
 		}
 	case reSlow.MatchString(prompt):
 		r.Slow = true
@@ -278,6 +287,28 @@ func writeCall(offered []tool, path, content string) (string, json.RawMessage, b
 	for _, wt := range writeTools {
 		if t, ok := findTool(offered, wt.name); ok {
 			return wt.name, fitArgs(t, wt.args(path, content)), true
+		}
+	}
+	return "", nil, false
+}
+
+// viewTools are the runtimes' tools that read an image file into the
+// conversation, in preference order: Kimi Code offers Read too, but its
+// Read takes text files only.
+var viewTools = []struct {
+	name string
+	args func(path string) map[string]any
+}{
+	{"ReadMediaFile", func(p string) map[string]any { return map[string]any{"path": p} }},        // Kimi Code
+	{"view_image", func(p string) map[string]any { return map[string]any{"path": p} }},           // Codex
+	{"Read", func(p string) map[string]any { return map[string]any{"file_path": p, "path": p} }}, // Claude Code
+	{"read", func(p string) map[string]any { return map[string]any{"filePath": p, "path": p} }},  // OpenCode, Pi
+}
+
+func viewCall(offered []tool, path string) (string, json.RawMessage, bool) {
+	for _, vt := range viewTools {
+		if t, ok := findTool(offered, vt.name); ok {
+			return vt.name, fitArgs(t, vt.args(path)), true
 		}
 	}
 	return "", nil, false
