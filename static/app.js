@@ -69,6 +69,9 @@
     }
   }
   function setStale(on) {
+    // Each failed retry closes again: the banner keeps what it says (a
+    // "Not sent" notice must outlive the next retry).
+    var again = on && stale;
     stale = on;
     if (on) { root.setAttribute("data-stale", ""); } else { root.removeAttribute("data-stale"); }
     var els = document.querySelectorAll(on ? "main button:not([disabled]), main input[type=submit]:not([disabled])" : "[data-stale-off]");
@@ -76,7 +79,7 @@
       els[i].disabled = on;
       if (on) { els[i].setAttribute("data-stale-off", ""); } else { els[i].removeAttribute("data-stale-off"); }
     }
-    banner(on);
+    if (!again) { banner(on); }
   }
 
   // Reconnecting: the websocket extension retries only some close codes
@@ -437,9 +440,39 @@
   });
   window.addEventListener("scroll", function () { stick = nearBottom(); }, { passive: true });
   document.addEventListener("htmx:wsOpen", function () { tries = 0; });
+  // A reader scrolled into the board keeps their place: when a live frame
+  // opens the strip, or moves a card, above the cards on screen, the page
+  // scrolls by as much, so what they read stays put. The cards that did
+  // not move agree on how far the rest did (the moved card is outvoted).
+  // At the top of the page an update shows where it lands.
+  var onScreen = null;
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    onScreen = null;
+    var board = document.getElementById("board");
+    if (!board || window.scrollY <= 0) { return; }
+    onScreen = {};
+    board.querySelectorAll('[data-testid="card"]').forEach(function (c) {
+      var r = c.getBoundingClientRect();
+      if (c.id && r.bottom > 0 && r.top < window.innerHeight) { onScreen[c.id] = r.top; }
+    });
+  });
+  function keepPlace() {
+    if (!onScreen) { return; }
+    var votes = {}, best = 0, shift = 0;
+    Object.keys(onScreen).forEach(function (id) {
+      var c = document.getElementById(id);
+      if (!c) { return; }
+      var d = Math.round(c.getBoundingClientRect().top - onScreen[id]);
+      votes[d] = (votes[d] || 0) + 1;
+      if (votes[d] > best) { best = votes[d]; shift = d; }
+    });
+    onScreen = null;
+    if (shift !== 0) { window.scrollBy(0, shift); }
+  }
   // The first frame after a (re)connect is the snapshot: only then is the
   // page live again.
   document.addEventListener("htmx:wsAfterMessage", function () {
+    keepPlace();
     if (stale) { root.removeAttribute("data-offline"); setStale(false); }
   });
   document.addEventListener("htmx:wsClose", onClose);

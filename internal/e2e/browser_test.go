@@ -653,6 +653,11 @@ func TestBrowserReconnectsAfterRestart(t *testing.T) {
 	shot(t, ph.ctx, "reconnect-stale")
 	ph.step("a request while stale", chromedp.Evaluate[chromedp.Void](`htmx.ajax("POST", "/api/v1/sessions", {swap: "none"})`))
 	ph.poll("refused", `document.getElementById("reconnecting").textContent.startsWith("Not sent")`)
+	// The reason outlives the retries that go on meanwhile.
+	time.Sleep(2 * time.Second)
+	if still, err := chromedp.Run(ph.ctx, chromedp.Evaluate[bool](`document.getElementById("reconnecting").textContent.startsWith("Not sent")`)); err != nil || !still {
+		t.Errorf("the refusal's reason was replaced by the next retry (%v)", err)
+	}
 
 	// A session started while paddock was down is on the board after.
 	writeTranscript(t, filepath.Join(home, ".claude", "projects", "-tmp-fakehome1-proj"), "5b2a4e6c-0000-4000-8000-0000restart", "a session from while paddock was down")
@@ -822,6 +827,77 @@ func (p *phone) checkPhone(name string) {
 	}
 	p.step(name+" back to the phone", chromedp.Emulate(device.IPhone13))
 	p.checkAxe(name)
+	p.checkFocus(name)
+}
+
+// focusables numbers the page's keyboard stops in document order (what
+// Tab must follow): visible, enabled, not taken out of the order, one
+// radio button per group (Tab enters a group once). It fails on a
+// positive tabindex, which reorders the page for the keyboard.
+const focusables = `(() => {
+	if (document.querySelector('[tabindex]:not([tabindex="0"]):not([tabindex^="-"])')) return -1;
+	const seen = new Set();
+	const list = [...document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')].filter(el => {
+		// checkVisibility also sees the inside of a closed <details>, which
+		// keeps its boxes but is skipped.
+		if (el.disabled || el.tabIndex < 0 || !el.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true}) || el.closest("[inert]")) return false;
+		if (el.type === "radio" && el.name) {
+			const group = [...document.getElementsByName(el.name)];
+			const stop = group.find(r => r.checked) || group[0];
+			if (el !== stop || seen.has(el.name)) return false;
+			seen.add(el.name);
+		}
+		return true;
+	});
+	list.forEach((el, i) => el.dataset.focusI = i);
+	document.body.tabIndex = -1; document.body.focus(); document.body.removeAttribute("tabindex");
+	return list.length;
+})()`
+
+// focused is where the keyboard is: the stop's number (-1 off the list),
+// and whether the element shows that it has focus — a focus ring, or any
+// look of it or inside it (the office view rings an agent's halo) that
+// goes when it loses focus.
+const focused = `(() => { const el = document.activeElement, cs = getComputedStyle(el);
+	const look = () => [el, ...el.querySelectorAll("*")].map(e => { const c = getComputedStyle(e);
+		return [c.outlineStyle, c.outlineWidth, c.boxShadow, c.stroke, c.strokeWidth, c.backgroundColor, c.borderColor, c.color, c.opacity].join(); }).join("|");
+	let shown = cs.outlineStyle !== "none" && parseFloat(cs.outlineWidth) > 0;
+	if (!shown) { const on = look(); el.blur(); shown = look() !== on; el.focus(); }
+	return [el.dataset.focusI === undefined ? -1 : +el.dataset.focusI, shown ? 1 : 0]; })()`
+
+// checkFocus tabs through the first stops of the page: the keyboard goes
+// through them in the order they are read, each showing its focus.
+func (p *phone) checkFocus(name string) {
+	p.t.Helper()
+	// A keyboard: a tablet's or a desktop's, not a touch screen's.
+	p.step(name+" with a keyboard", chromedp.EmulateViewport(834, 1112))
+	defer p.step(name+" back to the phone", chromedp.Emulate(device.IPhone13))
+	n, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](focusables))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if n < 0 {
+		p.t.Errorf("%s: a positive tabindex reorders the page for the keyboard", name)
+		return
+	}
+	var order []int
+	for i := range min(n, 25) {
+		if _, err := chromedp.Run(p.ctx, chromedp.KeyEvent("\t")); err != nil {
+			p.t.Fatal(err)
+		}
+		at, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]int](focused))
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		order = append(order, at[0])
+		if at[0] != i || at[1] != 1 {
+			what, _ := chromedp.Run(p.ctx, chromedp.Evaluate[[]string](fmt.Sprintf(`[%d, %d].map(i => { const el = document.querySelector('[data-focus-i="' + i + '"]');
+				return el ? el.outerHTML.slice(0, 160) : "off the list: " + document.activeElement.outerHTML.slice(0, 160); })`, i, at[0])))
+			shot(p.t, p.ctx, "failed-focus-"+name)
+			p.t.Errorf("%s: Tab %d went to stop %d (visible focus %v), want stop %d in reading order (%q); so far %v", name, i+1, at[0], at[1] == 1, i, what, order)
+			return
+		}
+	}
 }
 
 // axeRun lists axe-core's serious and critical violations on the page,
