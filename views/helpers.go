@@ -2,6 +2,7 @@ package views
 
 import (
 	"encoding/json"
+	"net/url"
 	"strconv"
 )
 
@@ -88,4 +89,12 @@ func platformName(p string) string {
 		return "Linux"
 	}
 	return p
+}
+
+// searchURL is the search page, for q when the board's box holds words.
+func searchURL(q string) string {
+	if q == "" {
+		return "/search"
+	}
+	return "/search?" + url.Values{"q": {q}}.Encode()
 }

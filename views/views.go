@@ -114,6 +114,10 @@ type Subagent struct {
 
 // Message is one conversation turn, ready to show.
 type Message struct {
+	// ID is the message's element id, "m-" and its place in the
+	// conversation ("" when the page does not know it): what a search
+	// hit links to.
+	ID       string
 	Role     string        // "user" or "assistant"
 	Text     string        // user text, shown verbatim (escaped)
 	HTML     template.HTML // assistant Markdown, rendered and sanitised
@@ -125,6 +129,10 @@ type Message struct {
 type Conversation struct {
 	Messages []Message
 	OlderURL string // "" when this page starts at the first message
+	// NewerURL is set on a page opened at a message (a search hit) that
+	// stops before the newest: where the newest page is.
+	NewerURL string
+	Newer    int // how many messages are after this page
 }
 
 // Session is the session page.

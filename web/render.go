@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -325,8 +326,8 @@ func (s *Server) conversationPage(k session.Key, msgs []session.Message, to int)
 	to = min(max(to, 0), len(msgs))
 	from := max(to-pageSize, 0)
 	c := views.Conversation{Messages: make([]views.Message, 0, to-from)}
-	for _, m := range msgs[from:to] {
-		c.Messages = append(c.Messages, s.message(m))
+	for i, m := range msgs[from:to] {
+		c.Messages = append(c.Messages, s.numbered(m, from+i))
 	}
 	if from > 0 {
 		c.OlderURL = fmt.Sprintf("%s/messages?before=%d", sessionURL(k), from)
@@ -334,13 +335,51 @@ func (s *Server) conversationPage(k session.Key, msgs []session.Message, to int)
 	return c
 }
 
+// atPage is the page a link to message at opens (a search hit): a few
+// messages before it, and those after it up to atPageMax, then a link to
+// the newest page when there are more.
+func (s *Server) atPage(k session.Key, msgs []session.Message, at int) views.Conversation {
+	at = min(max(at, 0), max(len(msgs)-1, 0))
+	from := max(at-atPageBefore, 0)
+	to := min(len(msgs), at+atPageMax)
+	c := views.Conversation{Messages: make([]views.Message, 0, to-from)}
+	for i, m := range msgs[from:to] {
+		c.Messages = append(c.Messages, s.numbered(m, from+i))
+	}
+	if from > 0 {
+		c.OlderURL = fmt.Sprintf("%s/messages?before=%d", sessionURL(k), from)
+	}
+	if to < len(msgs) {
+		c.NewerURL, c.Newer = sessionURL(k), len(msgs)-to
+	}
+	return c
+}
+
+// A page opened at a message shows atPageBefore messages before it and
+// at most atPageMax from it on.
+const (
+	atPageBefore = 10
+	atPageMax    = 500
+)
+
+// numbered is message m, the i-th of its conversation.
+func (s *Server) numbered(m session.Message, i int) views.Message {
+	v := s.message(m)
+	v.ID = "m-" + strconv.Itoa(i)
+	return v
+}
+
 // newestPage renders the newest page, with a link to the page before it:
 // by index when the conversation was counted, else by an anchor on its
 // first message (see cursor).
 func (s *Server) newestPage(k session.Key, r board.Recent) views.Conversation {
 	c := views.Conversation{Messages: make([]views.Message, 0, len(r.Msgs))}
-	for _, m := range r.Msgs {
-		c.Messages = append(c.Messages, s.message(m))
+	for i, m := range r.Msgs {
+		if r.Total >= 0 {
+			c.Messages = append(c.Messages, s.numbered(m, r.Total-len(r.Msgs)+i))
+		} else {
+			c.Messages = append(c.Messages, s.message(m))
+		}
 	}
 	switch from := r.Total - len(r.Msgs); {
 	case r.Total < 0 && len(r.Msgs) > 0:

@@ -25,6 +25,7 @@ import (
 	"paddock/internal/decisions"
 	"paddock/internal/live"
 	"paddock/internal/push"
+	"paddock/internal/search"
 	"paddock/internal/settings"
 	"paddock/internal/store"
 )
@@ -44,6 +45,7 @@ type rig struct {
 	push      *push.Notifier
 	store     *store.Store
 	settings  *settings.Service
+	index     *search.Index
 	claudeDir string
 	// stopServer stops the web server's hub alone, as a shutdown does.
 	stopServer context.CancelFunc
@@ -103,6 +105,13 @@ func newRig(t testing.TB) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if r.index, err = search.Open(ctx, search.Options{Path: filepath.Join(dir, "search.db"), Source: r.cat}); err != nil {
+		t.Fatal(err)
+	}
+	indexCtx, stopIndex := context.WithCancel(ctx)
+	indexDone := make(chan struct{})
+	go func() { defer close(indexDone); _ = r.index.Run(indexCtx) }()
+	t.Cleanup(func() { stopIndex(); <-indexDone; r.index.Close() })
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	r.srv, err = New(Options{
@@ -116,6 +125,7 @@ func newRig(t testing.TB) *rig {
 		Approvals:    r.items,
 		Push:         r.push,
 		Settings:     r.settings,
+		Search:       r.index,
 		Audit:        st,
 	})
 	if err != nil {

@@ -61,6 +61,8 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.POST("/s/:runtime/:id/key/:key", s.keyFromPage)
 	a.POST("/s/:runtime/:id/delete", s.deleteFromPage)
 	a.GET("/api/v1/sessions/:runtime/:id/events", s.apiEvents)
+	a.GET("/api/v1/search", s.apiSearch)
+	a.GET("/search", s.searchPage)
 	a.GET("/api/v1/sessions/:runtime/:id/images/:n", s.sessionImage)
 	a.DELETE("/api/v1/sessions/:runtime/:id", s.apiDelete)
 	a.POST("/logout", s.logout)

@@ -46,6 +46,9 @@ type Options struct {
 	// the best first (a LAN address before localhost), for pairing links
 	// made from a page opened on this machine.
 	DashboardURLs func() []string
+	// Search is the index of every conversation; nil: no search inside
+	// them (the search page says so).
+	Search Search
 	// Audit reads the audit log; nil: no audit page.
 	Audit   AuditReader
 	Auth    *auth.Service

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/labstack/echo/v5"
 
@@ -53,6 +54,19 @@ func (s *Server) sessionPage(c *echo.Context) error {
 		_ = s.opts.Board.MarkRead(ctx, k)
 	}
 	v := s.sessionView(ctx, e, r)
+	if raw := c.QueryParam("at"); raw != "" {
+		// Opened at a message (a search hit, #m-N names it): the page
+		// around it rather than the newest.
+		at, err := strconv.Atoi(raw)
+		if err != nil || at < 0 {
+			return newError(http.StatusBadRequest, "bad_message", "at is a message's place in the conversation, a whole number from 0.")
+		}
+		msgs, err := s.opts.Board.Messages(ctx, e)
+		if err != nil {
+			return err
+		}
+		v.Conversation = s.atPage(k, msgs, at)
+	}
 	p := s.page(c, v.Card.Title)
 	p.WSURL = "/ws?" + url.Values{"view": {"session"}, "runtime": {k.Runtime}, "id": {k.ID}}.Encode()
 	return s.render(c, http.StatusOK, views.SessionPage(p, v))

@@ -39,6 +39,7 @@ import (
 	"paddock/internal/markdown"
 	"paddock/internal/procscan"
 	"paddock/internal/push"
+	"paddock/internal/search"
 	"paddock/internal/settings"
 	"paddock/internal/tmux"
 	"paddock/web"
@@ -74,6 +75,7 @@ type App struct {
 	terms    *tmux.Server
 	sessions *board.Board
 	settings *settings.Service
+	index    *search.Index
 	web      *web.Server
 
 	state        State
@@ -190,6 +192,12 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 		Label: agents.Label, Log: log.With("component", "push")}); err != nil {
 		return nil, err
 	}
+	// The search index is derived data beside the store: deleting it
+	// loses nothing, it is built again.
+	if a.index, err = search.Open(ctx, search.Options{Path: filepath.Join(cfg.DataDir, "search.db"), Source: a.catalog,
+		Log: log.With("component", "search")}); err != nil {
+		return nil, err
+	}
 	cm := a.certs
 	if a.web, err = web.New(web.Options{
 		Agents:    agents,
@@ -198,6 +206,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 		Approvals: a.items,
 		Push:      a.push,
 		Settings:  a.settings,
+		Search:    a.index,
 		Hooks:     newHookInstaller(agents.InstallSpecs(), cfg.DataDir),
 		// a.state is set below, before Run serves anything.
 		DashboardURLs: func() []string { return a.state.URLs },
@@ -306,6 +315,7 @@ func (a *App) Run(ctx context.Context) error {
 	part("settings", a.applySettings)
 	part("board", a.sessions.Run)
 	part("push notifications", a.push.Run)
+	part("search index", a.index.Run)
 	part("websocket hub", a.web.Run)
 	part("certificates", func(ctx context.Context) error { refreshCerts(ctx, a.certs, a.log); return nil })
 
@@ -369,6 +379,9 @@ func (a *App) Close() error {
 	}
 	if a.httpsLn != nil {
 		_ = a.httpsLn.Close()
+	}
+	if a.index != nil {
+		_ = a.index.Close()
 	}
 	if a.data != nil {
 		return a.data.Close()

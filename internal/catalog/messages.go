@@ -35,6 +35,17 @@ func (c *Catalog) Messages(ctx context.Context, k session.Key) ([]session.Messag
 	return slices.Clone(msgs), nil
 }
 
+// ReadConversation reads k's conversation from its agent, past both
+// caches: for a reader that walks every session once (the search index),
+// which would otherwise push out what the pages use.
+func (c *Catalog) ReadConversation(ctx context.Context, k session.Key) ([]session.Message, error) {
+	sc, ok := c.byName[k.Runtime]
+	if !ok {
+		return nil, session.ErrNotFound
+	}
+	return sc.Conversation(ctx, k.ID)
+}
+
 // conversation is the full conversation of k (whose history is at path),
 // from the memory cache, the disk cache or its scanner. The slice may be
 // the cache's own: callers copy what they hand out.

@@ -1,0 +1,243 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"paddock/internal/catalog"
+	"paddock/internal/search"
+	"paddock/internal/session"
+)
+
+// searchMarker is a word written into a few sessions' later turns (not
+// their first prompt), the rare word the search benchmark looks for.
+const searchMarker = "quokkamarker"
+
+// addMarker appends a turn naming searchMarker to the Claude session at
+// path, on its current branch, keeping its mtime.
+func addMarker(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	var last struct {
+		UUID, SessionID, Cwd string
+		Timestamp            string
+	}
+	for _, l := range slices.Backward(splitLines(data)) {
+		if json.Unmarshal(l, &last) == nil && last.UUID != "" {
+			break
+		}
+	}
+	if last.UUID == "" {
+		return fmt.Errorf("%s: no record with a uuid", path)
+	}
+	line, _ := json.Marshal(map[string]any{"type": "user", "uuid": last.UUID[:len(last.UUID)-4] + "beef", "parentUuid": last.UUID,
+		"sessionId": last.SessionID, "cwd": last.Cwd, "timestamp": last.Timestamp, "isSidechain": false,
+		"message": map[string]any{"role": "user", "content": "and does the " + searchMarker + " module still build?"}})
+	if err := os.WriteFile(path, append(append(data, line...), '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Chtimes(path, fi.ModTime(), fi.ModTime())
+}
+
+func splitLines(data []byte) [][]byte {
+	var out [][]byte
+	for len(data) > 0 {
+		i := slices.Index(data, '\n')
+		if i < 0 {
+			out = append(out, data)
+			break
+		}
+		out = append(out, data[:i])
+		data = data[i+1:]
+	}
+	return out
+}
+
+// searchCorpus writes a corpus of n sessions over every runtime with the
+// marker in three Claude sessions, and returns a catalog over it, scanned.
+func searchCorpus(tb testing.TB, home string, n int) (*catalog.Catalog, func() error) {
+	tb.Helper()
+	corp, err := writeCorpus(home, splitCorpus(n))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(paths{home}.claude(), "projects", "*", "*.jsonl"))
+	slices.Sort(files)
+	if len(files) < 3 {
+		tb.Fatalf("%d Claude sessions in the corpus", len(files))
+	}
+	for _, f := range files[:3] {
+		if err := addMarker(f); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	useHome(tb, home)
+	c := newCatalog(home, 0)
+	c.Rescan(context.Background())
+	return c, corp.close
+}
+
+// TestSearchIndexesEverySession: over a corpus of every runtime's real
+// recordings, the index holds every message of every session the catalog
+// knows, and finds a word written into later turns of three sessions.
+func TestSearchIndexesEverySession(t *testing.T) {
+	ctx := context.Background()
+	c, closeCorpus := searchCorpus(t, t.TempDir(), 120)
+	defer closeCorpus()
+	ix, err := search.Open(ctx, search.Options{Path: filepath.Join(t.TempDir(), "search.db"), Source: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	byRuntime := map[string]int{}
+	for _, i := range c.All() {
+		msgs, err := c.ReadConversation(ctx, i.Key())
+		if err != nil {
+			t.Fatalf("%s: %v", i.Key(), err)
+		}
+		want += len(msgs)
+		byRuntime[i.Runtime]++
+	}
+	sessions, messages, err := ix.Count(ctx)
+	if err != nil || sessions != len(c.All()) || messages != want {
+		t.Errorf("index holds %d sessions, %d messages (%v); the catalog has %d, %d", sessions, messages, err, len(c.All()), want)
+	}
+	if len(byRuntime) != len(runtimeOrder) {
+		t.Errorf("sessions of %d runtimes indexed, want %d: %v", len(byRuntime), len(runtimeOrder), byRuntime)
+	}
+	hits, err := ix.Search(ctx, search.Query{Text: searchMarker})
+	if err != nil || len(hits) != 3 {
+		t.Fatalf("%d hits for the marker (%v), want 3", len(hits), err)
+	}
+	for _, h := range hits {
+		if h.Key.Runtime != "claude" || h.Role != session.RoleUser || h.Seq == 0 {
+			t.Errorf("marker hit %+v: want a later user turn of a Claude session", h)
+		}
+	}
+	if read, err := ix.Build(ctx); err != nil || read != 0 {
+		t.Errorf("an unchanged rebuild read %d conversations (%v), want 0", read, err)
+	}
+}
+
+var searchBench struct {
+	once sync.Once
+	c    *catalog.Catalog
+	dir  string
+	err  error
+}
+
+// BenchmarkSearch: the index over the 10,000-session corpus — a full
+// build, a build with nothing changed, and queries (30 results) for a
+// rare word, a phrase and the most common word.
+func BenchmarkSearch(b *testing.B) {
+	ctx := context.Background()
+	searchBench.once.Do(func() {
+		benchRoot.mu.Lock()
+		dir, err := benchDir()
+		benchRoot.mu.Unlock()
+		searchBench.dir, searchBench.err = filepath.Join(dir, "search"), err
+		if err == nil {
+			searchBench.c, _ = searchCorpus(b, filepath.Join(searchBench.dir, "home"), benchSessions)
+		}
+	})
+	if searchBench.err != nil {
+		b.Fatal(searchBench.err)
+	}
+	c := searchBench.c
+	useHome(b, filepath.Join(searchBench.dir, "home"))
+	path := filepath.Join(searchBench.dir, "search.db")
+	open := func(b *testing.B) *search.Index {
+		ix, err := search.Open(ctx, search.Options{Path: path, Source: c})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return ix
+	}
+	b.Run("build", func(b *testing.B) {
+		for b.Loop() {
+			for _, p := range []string{path, path + "-wal", path + "-shm"} {
+				os.Remove(p)
+			}
+			ix := open(b)
+			start := time.Now()
+			if _, err := ix.Build(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(time.Since(start).Seconds(), "s/build")
+			ix.Close()
+		}
+		var ru syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+			b.ReportMetric(float64(ru.Maxrss)/1024, "maxrss-MB")
+		}
+		b.ReportMetric(float64(len(c.All())), "sessions")
+	})
+	ix := open(b)
+	defer ix.Close()
+	if _, err := ix.Build(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("unchanged", func(b *testing.B) {
+		for b.Loop() {
+			if read, err := ix.Build(ctx); err != nil || read != 0 {
+				b.Fatalf("read %d (%v)", read, err)
+			}
+		}
+	})
+	// The same rare word found by ripgrep over the same files, for scale.
+	b.Run("rg-rare", func(b *testing.B) {
+		rg, err := exec.LookPath("rg")
+		if err != nil {
+			b.Skip("ripgrep (rg) is not installed: nothing to compare with")
+		}
+		for b.Loop() {
+			out, err := exec.Command(rg, "--hidden", "-l", "-F", searchMarker, filepath.Join(searchBench.dir, "home")).Output()
+			if err != nil || len(splitLines(out)) != 3 {
+				b.Fatalf("rg: %v, %q", err, out)
+			}
+		}
+	})
+	for _, q := range []struct{ name, text string }{
+		{"rare", searchMarker},
+		{"phrase", `"` + searchMarker + ` module"`},
+		{"common-phrase", `"second turn please"`},
+		{"common", "mock"},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			var n int
+			var took []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				hits, err := ix.Search(ctx, search.Query{Text: q.text, Limit: 30})
+				took = append(took, time.Since(start))
+				if err != nil || len(hits) == 0 {
+					b.Fatalf("%d hits (%v)", len(hits), err)
+				}
+				n = len(hits)
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
+			b.ReportMetric(float64(n), "hits")
+		})
+	}
+}

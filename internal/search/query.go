@@ -1,0 +1,202 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"paddock/internal/session"
+)
+
+// ErrEmptyQuery is a query with no word to search for.
+var ErrEmptyQuery = errors.New("search: the query has no word to search for")
+
+// Query is one search: Text is matched literally — every word, in any
+// order, and "quoted words" as a phrase; nothing in it is query syntax.
+type Query struct {
+	Text    string
+	Runtime string      // only this agent's sessions
+	Project string      // only sessions in this directory (its path or its last element)
+	Session session.Key // only inside this session
+	Since   time.Time   // only messages from then on
+	Until   time.Time   // only messages before then
+	// Only restricts the search to these sessions (say, the live ones);
+	// nil means all.
+	Only  []session.Key
+	Limit int // default 30, at most 200
+}
+
+// Hit is one matching message.
+type Hit struct {
+	Key     session.Key
+	Title   string
+	Cwd     string
+	Seq     int // the message's place in the conversation, from 0
+	Role    string
+	At      time.Time
+	Snippet []Part // the message around the match, the matched words marked
+}
+
+// Part is a stretch of a snippet, matched or not.
+type Part struct {
+	Text  string
+	Match bool
+}
+
+// Snippet markers: control characters a conversation's text does not
+// hold in the stretches FTS5 returns.
+const (
+	markOpen  = "\x02"
+	markClose = "\x03"
+)
+
+// Search runs q: the best-matching messages first (FTS5's bm25), the newer
+// first among equals.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	match, err := matchExpr(q.Text)
+	if err != nil {
+		return nil, err
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 30
+	}
+	limit = min(limit, 200)
+	// The best rows are found first, scored and sorted by what they hold
+	// alone; the snippet, the dearest part, is made for those rows only.
+	var where []string
+	args := []any{match}
+	join := false
+	if q.Runtime != "" {
+		where, join = append(where, "s.runtime = ?"), true
+		args = append(args, q.Runtime)
+	}
+	if q.Project != "" {
+		where, join = append(where, "(s.cwd = ? OR s.project = ?)"), true
+		args = append(args, q.Project, q.Project)
+	}
+	if q.Session != (session.Key{}) {
+		where, join = append(where, "s.key = ?"), true
+		args = append(args, q.Session.String())
+	}
+	if !q.Since.IsZero() {
+		where = append(where, "m.at >= ?")
+		args = append(args, q.Since.UnixMilli())
+	}
+	if !q.Until.IsZero() {
+		where = append(where, "m.at < ?")
+		args = append(args, q.Until.UnixMilli())
+	}
+	if q.Only != nil {
+		if len(q.Only) == 0 {
+			return nil, nil
+		}
+		marks := strings.Repeat("?,", len(q.Only))
+		where, join = append(where, "s.key IN ("+marks[:len(marks)-1]+")"), true
+		for _, k := range q.Only {
+			args = append(args, k.String())
+		}
+	}
+	// A word in very many messages is ranked among the newest sessions'
+	// (sessions are numbered oldest first): scoring every one of them
+	// costs more than the user waits, and among so many the newer matter
+	// more.
+	matching := ` FROM messages m`
+	if join {
+		matching += ` JOIN sessions s ON s.num = (m.rowid >> ` + strconv.Itoa(seqBits) + `)`
+	}
+	matching += ` WHERE messages MATCH ?`
+	for _, w := range where {
+		matching += " AND " + w
+	}
+	var from int64
+	err = ix.db.QueryRowContext(ctx, `SELECT m.rowid`+matching+` ORDER BY m.rowid DESC LIMIT 1 OFFSET ?`,
+		append(slices.Clone(args), ix.o.RankWindow-1)...).Scan(&from)
+	if err == nil {
+		matching += " AND m.rowid >= ?"
+		args = append(args, from)
+	}
+	top := `SELECT m.rowid AS id, m.rank AS r, m.at AS at` + matching + ` ORDER BY r, at DESC LIMIT ?`
+	args = append(args, limit, match)
+	sql := `WITH top AS (` + top + `)
+		SELECT s.runtime, s.id, s.title, s.cwd, top.id, m.role, top.at,
+			snippet(messages, 0, '` + markOpen + `', '` + markClose + `', '…', 24)
+		FROM top JOIN messages m ON m.rowid = top.id JOIN sessions s ON s.num = (top.id >> ` + strconv.Itoa(seqBits) + `)
+		WHERE messages MATCH ?
+		ORDER BY top.r, top.at DESC`
+	rows, err := ix.db.QueryContext(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		var h Hit
+		var rowid, at int64
+		var snippet string
+		if err := rows.Scan(&h.Key.Runtime, &h.Key.ID, &h.Title, &h.Cwd, &rowid, &h.Role, &at, &snippet); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		h.Seq = int(rowid & maxSeq)
+		h.At = time.UnixMilli(at)
+		h.Snippet = parts(snippet)
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// matchExpr turns what the user typed into an FTS5 expression that means
+// it literally: each word a quoted string (AND between them), each
+// "quoted" stretch one phrase. The tokenizer's own rules split the words
+// further; characters FTS5 treats as syntax are only ever inside quotes.
+func matchExpr(text string) (string, error) {
+	var terms []string
+	add := func(s string) {
+		if strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0 {
+			return // nothing the tokenizer would keep
+		}
+		terms = append(terms, `"`+strings.ReplaceAll(s, `"`, `""`)+`"`)
+	}
+	for i, chunk := range strings.Split(text, `"`) {
+		if i%2 == 1 { // inside quotes: a phrase
+			add(strings.TrimSpace(chunk))
+			continue
+		}
+		for _, w := range strings.Fields(chunk) {
+			add(w)
+		}
+	}
+	if len(terms) == 0 {
+		return "", ErrEmptyQuery
+	}
+	return strings.Join(terms, " "), nil
+}
+
+// parts splits a snippet at its markers.
+func parts(s string) []Part {
+	var out []Part
+	for s != "" {
+		open := strings.Index(s, markOpen)
+		if open < 0 {
+			out = append(out, Part{Text: s})
+			break
+		}
+		if open > 0 {
+			out = append(out, Part{Text: s[:open]})
+		}
+		s = s[open+len(markOpen):]
+		end := strings.Index(s, markClose)
+		if end < 0 {
+			out = append(out, Part{Text: s, Match: true})
+			break
+		}
+		out = append(out, Part{Text: s[:end], Match: true})
+		s = s[end+len(markClose):]
+	}
+	return out
+}

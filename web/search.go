@@ -1,0 +1,178 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v5"
+
+	"paddock/internal/board"
+	"paddock/internal/search"
+	"paddock/internal/session"
+	"paddock/views"
+)
+
+// Search is the full-text index of every session's conversation.
+type Search interface {
+	Search(ctx context.Context, q search.Query) ([]search.Hit, error)
+	Progress() search.Progress
+}
+
+// searchQuery reads a search from the request's parameters: q, runtime,
+// project, session_id (with runtime), since and until (RFC 3339 or
+// YYYY-MM-DD), live=1, limit.
+func (s *Server) searchQuery(c *echo.Context) (search.Query, error) {
+	q := search.Query{Text: c.QueryParam("q"), Runtime: c.QueryParam("runtime"), Project: c.QueryParam("project")}
+	if id := c.QueryParam("session_id"); id != "" {
+		if q.Runtime == "" || !validToken(q.Runtime, 32) || !validToken(id, 200) {
+			return q, newError(http.StatusBadRequest, "bad_session", "session_id needs its runtime (runtime=claude, …) and a valid id.")
+		}
+		q.Session = session.Key{Runtime: q.Runtime, ID: id}
+	}
+	for _, p := range []struct {
+		name string
+		to   *time.Time
+	}{{"since", &q.Since}, {"until", &q.Until}} {
+		raw := c.QueryParam(p.name)
+		if raw == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, raw)
+		if err != nil {
+			if t, err = time.ParseInLocation(time.DateOnly, raw, time.Local); err != nil {
+				return q, newError(http.StatusBadRequest, "bad_"+p.name, p.name+" is a time (2026-11-30T09:00:00Z) or a day (2026-11-30).")
+			}
+		}
+		*p.to = t
+	}
+	if raw := c.QueryParam("limit"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > 200 {
+			return q, newError(http.StatusBadRequest, "bad_limit", "limit is a whole number from 1 to 200.")
+		}
+		q.Limit = n
+	}
+	if c.QueryParam("live") == "1" {
+		q.Only = []session.Key{}
+		for _, e := range s.opts.Board.List(board.Filter{}) {
+			if !e.Over() {
+				q.Only = append(q.Only, e.Key())
+			}
+		}
+	}
+	return q, nil
+}
+
+// runSearch runs the request's search, with its errors mapped.
+func (s *Server) runSearch(c *echo.Context) (search.Query, []search.Hit, error) {
+	if s.opts.Search == nil {
+		return search.Query{}, nil, newError(http.StatusServiceUnavailable, "no_index", "This paddock keeps no search index.")
+	}
+	q, err := s.searchQuery(c)
+	if err != nil {
+		return q, nil, err
+	}
+	hits, err := s.opts.Search.Search(c.Request().Context(), q)
+	if errors.Is(err, search.ErrEmptyQuery) {
+		return q, nil, newError(http.StatusBadRequest, "empty_query", "Type a word to search for.")
+	}
+	return q, hits, err
+}
+
+// hitURL is the session page opened at the hit's message.
+func hitURL(h search.Hit) string {
+	return sessionURL(h.Key) + "?" + url.Values{"at": {strconv.Itoa(h.Seq)}}.Encode() + "#m-" + strconv.Itoa(h.Seq)
+}
+
+type hitJSON struct {
+	Runtime string        `json:"runtime"`
+	ID      string        `json:"id"`
+	Title   string        `json:"title,omitempty"`
+	Cwd     string        `json:"cwd,omitempty"`
+	Seq     int           `json:"seq"`
+	Role    string        `json:"role"`
+	Time    time.Time     `json:"time"`
+	Snippet []search.Part `json:"snippet"`
+	URL     string        `json:"url"`
+}
+
+// apiSearch is GET /api/v1/search: the matching messages of every
+// session, best first, with whether the index is still being built.
+func (s *Server) apiSearch(c *echo.Context) error {
+	_, hits, err := s.runSearch(c)
+	if err != nil {
+		return err
+	}
+	out := make([]hitJSON, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, hitJSON{Runtime: h.Key.Runtime, ID: h.Key.ID, Title: h.Title, Cwd: h.Cwd, Seq: h.Seq, Role: h.Role,
+			Time: h.At.UTC(), Snippet: h.Snippet, URL: hitURL(h)})
+	}
+	p := s.opts.Search.Progress()
+	return c.JSON(http.StatusOK, map[string]any{"hits": out, "index": map[string]any{"ready": p.Ready, "indexed": p.Indexed, "total": p.Total}})
+}
+
+// searchPage is GET /search: the search form and its hits, grouped by
+// session in the order of each session's best hit.
+func (s *Server) searchPage(c *echo.Context) error {
+	v := views.SearchPage{Query: c.QueryParam("q"), Runtime: c.QueryParam("runtime"), Live: c.QueryParam("live") == "1",
+		Agents: s.agentChoices()}
+	if s.opts.Search == nil {
+		v.Problem = "This paddock keeps no search index."
+	}
+	if s.opts.Search != nil {
+		p := s.opts.Search.Progress()
+		v.Building, v.Indexed, v.Total = !p.Ready, p.Indexed, p.Total
+	}
+	if v.Query != "" && s.opts.Search != nil {
+		_, hits, err := s.runSearch(c)
+		var ae *apiError
+		switch {
+		case errors.As(err, &ae) && ae.Status == http.StatusBadRequest:
+			v.Problem = ae.Msg
+		case err != nil:
+			return err
+		}
+		v.Searched = err == nil
+		v.Groups = groupHits(hits, s.opts.Agents.Label)
+	}
+	return s.render(c, http.StatusOK, views.Search(s.page(c, "Search"), v))
+}
+
+// groupHits puts the hits of one session together, in the order of each
+// session's best hit.
+func groupHits(hits []search.Hit, label func(string) string) []views.SearchGroup {
+	var out []views.SearchGroup
+	at := map[session.Key]int{}
+	for _, h := range hits {
+		i, ok := at[h.Key]
+		if !ok {
+			i = len(out)
+			at[h.Key] = i
+			title := h.Title
+			if title == "" {
+				title = "Untitled session"
+			}
+			out = append(out, views.SearchGroup{Title: title, Agent: label(h.Key.Runtime), Project: session.ShortProject(h.Cwd, ""), URL: sessionURL(h.Key)})
+		}
+		hv := views.SearchHit{URL: hitURL(h), Role: h.Role, TimeISO: h.At.UTC().Format(time.RFC3339), TimeText: h.At.Format("2 Jan 2006 15:04")}
+		for _, p := range h.Snippet {
+			hv.Parts = append(hv.Parts, views.SnippetPart{Text: p.Text, Match: p.Match})
+		}
+		out[i].Hits = append(out[i].Hits, hv)
+	}
+	return out
+}
+
+// agentChoices are every agent paddock knows, for a filter.
+func (s *Server) agentChoices() []views.Option {
+	var out []views.Option
+	for _, rt := range s.opts.Agents.Names() {
+		out = append(out, views.Option{Value: rt, Label: s.opts.Agents.Label(rt)})
+	}
+	return out
+}

@@ -1,0 +1,115 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestSearch: GET /api/v1/search finds words inside conversations, not
+// only titles, with the match marked and a link that opens the session
+// on that message; the search page shows the same hits grouped by
+// session; bad parameters are refused with the reason.
+func TestSearch(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	h := r.srv.Handler()
+	writeClaudeSession(t, r.claudeDir, sessionB, "how do we rotate the kiwi credentials", "Rotate them with the vault CLI", "and the staging ones?", "The same way, on staging")
+	type hit struct {
+		Runtime, ID, Role, URL string
+		Seq                    int
+		Snippet                []struct {
+			Text  string
+			Match bool
+		}
+	}
+	var out struct {
+		Hits  []hit
+		Index struct{ Ready bool }
+	}
+	get := func(q url.Values) int {
+		w := r.do(h, http.MethodGet, "/api/v1/search?"+q.Encode(), withCookie(tok))
+		out.Hits = nil
+		if w.Code == http.StatusOK {
+			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return w.Code
+	}
+	waitFor(t, func() bool { return get(url.Values{"q": {"vault"}}) == http.StatusOK && len(out.Hits) == 1 })
+	got := out.Hits[0]
+	if got.ID != sessionB || got.Runtime != "claude" || got.Seq != 1 || got.Role != "assistant" ||
+		got.URL != "/s/claude/"+sessionB+"?at=1#m-1" || !out.Index.Ready {
+		t.Errorf("hit %+v (index ready %v)", got, out.Index.Ready)
+	}
+	var marked []string
+	for _, p := range got.Snippet {
+		if p.Match {
+			marked = append(marked, p.Text)
+		}
+	}
+	if strings.Join(marked, ",") != "vault" {
+		t.Errorf("snippet %+v", got.Snippet)
+	}
+	for _, tc := range []struct {
+		q    url.Values
+		hits int
+	}{
+		{url.Values{"q": {"staging"}}, 2},
+		{url.Values{"q": {`"staging ones"`}}, 1},
+		{url.Values{"q": {"staging"}, "runtime": {"codex"}}, 0},
+		{url.Values{"q": {"staging"}, "runtime": {"claude"}, "session_id": {sessionA}}, 0},
+		{url.Values{"q": {"staging"}, "since": {"2999-01-01"}}, 0},
+		{url.Values{"q": {"staging"}, "until": {"2999-01-01T00:00:00Z"}}, 2},
+		{url.Values{"q": {"staging"}, "live": {"1"}}, 0},
+		{url.Values{"q": {"staging AND (NOT"}}, 0},
+	} {
+		if code := get(tc.q); code != http.StatusOK || len(out.Hits) != tc.hits {
+			t.Errorf("%v: %d, %d hits; want %d", tc.q, code, len(out.Hits), tc.hits)
+		}
+	}
+	for _, tc := range []struct {
+		q    url.Values
+		code string
+	}{
+		{url.Values{"q": {"  "}}, "empty_query"},
+		{url.Values{"q": {"x"}, "since": {"yesterday"}}, "bad_since"},
+		{url.Values{"q": {"x"}, "limit": {"0"}}, "bad_limit"},
+		{url.Values{"q": {"x"}, "session_id": {sessionA}}, "bad_session"},
+	} {
+		w := r.do(h, http.MethodGet, "/api/v1/search?"+tc.q.Encode(), withCookie(tok))
+		if w.Code != http.StatusBadRequest || decodeError(t, w.Body.Bytes()) != tc.code {
+			t.Errorf("%v: %d %s, want 400 %s", tc.q, w.Code, w.Body, tc.code)
+		}
+	}
+	if w := r.do(h, http.MethodGet, "/api/v1/search?q=vault"); w.Code == http.StatusOK {
+		t.Error("search answers without a device session")
+	}
+
+	// The page: grouped by session, the match marked, linked to the message.
+	w := r.do(h, http.MethodGet, "/search?q=staging", withCookie(tok))
+	page := w.Body.String()
+	for _, want := range []string{`data-testid="search-group"`, `<mark>staging</mark>`, `href="/s/claude/` + sessionB + `?at=2#m-2"`} {
+		if w.Code != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("search page lacks %q: %d %s", want, w.Code, page)
+		}
+	}
+	if n := strings.Count(page, `data-testid="search-group"`); n != 1 {
+		t.Errorf("%d groups, want the one session", n)
+	}
+	if w := r.do(h, http.MethodGet, "/search?q=%20", withCookie(tok)); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "Type a word to search for.") {
+		t.Errorf("empty query: %d", w.Code)
+	}
+
+	// The hit's link opens the session on that message.
+	w = r.do(h, http.MethodGet, "/s/claude/"+sessionB+"?at=2", withCookie(tok))
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `id="m-2"`) {
+		t.Errorf("session at a message: %d", w.Code)
+	}
+	if w := r.do(h, http.MethodGet, "/s/claude/"+sessionB+"?at=-1", withCookie(tok)); w.Code != http.StatusBadRequest {
+		t.Errorf("at=-1: %d, want 400", w.Code)
+	}
+}
