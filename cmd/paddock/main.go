@@ -45,6 +45,8 @@ Usage:
   paddock hooks install          make every installed agent report to paddock (--runtime R, --dry-run shows the diff)
   paddock hooks uninstall        remove paddock's hooks, and only those (--runtime R, --dry-run)
   paddock hooks status           which agents call paddock's hooks
+  paddock sessions search WORDS  search every conversation (--runtime, --session ID, --project, --since, --until, --limit, --json)
+  paddock index rebuild          build the search index again from the histories (paddock serve stopped)
   paddock hook EVENT             what the agents' hooks run: payload on stdin, always exit 0, no output (see -h)
   paddock version                print the version
 `
@@ -69,6 +71,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		err = cmdCA(ctx, args[1:], stdout, stderr, getenv)
 	case "hooks":
 		err = cmdHooks(ctx, args[1:], stdout, stderr, getenv)
+	case "sessions":
+		err = cmdSessions(ctx, args[1:], stdout, stderr, getenv)
+	case "index":
+		err = cmdIndex(ctx, args[1:], stdout, stderr, getenv)
 	case "hook":
 		return cmdHook(ctx, time.Now(), args[1:], hookStdin(), stdout, stderr, getenv)
 	case "version", "--version", "-v":

@@ -29,6 +29,9 @@ import (
 	"paddock/internal/session"
 )
 
+// defaultRankWindow is Options.RankWindow's default.
+const defaultRankWindow = 2000
+
 // readers is how many conversations are read at once.
 const readers = 4
 
@@ -97,7 +100,7 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 		o.Batch = 200
 	}
 	if o.RankWindow <= 0 {
-		o.RankWindow = 2000
+		o.RankWindow = defaultRankWindow
 	}
 	abs, err := filepath.Abs(o.Path)
 	if err != nil {
@@ -128,6 +131,37 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 		return nil, err
 	}
 	return &Index{o: o, db: db}, nil
+}
+
+// ErrNoIndex is an index that was never built here.
+var ErrNoIndex = errors.New("search: no index yet: paddock serve builds it when it starts")
+
+// OpenReader opens the index at path for searching only, beside a paddock
+// serve that may be writing it (or as its last run left it). It never
+// creates or changes the file.
+func OpenReader(ctx context.Context, path string) (*Index, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+		return nil, ErrNoIndex
+	}
+	u := url.URL{Path: filepath.ToSlash(abs)}
+	db, err := sql.Open("sqlite", "file:"+u.EscapedPath()+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var v int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("search: open %s: %w", abs, err)
+	}
+	if v != schemaVersion {
+		db.Close()
+		return nil, fmt.Errorf("search: %s is of another version (%d); paddock serve builds it again when it starts", abs, v)
+	}
+	return &Index{o: Options{Path: abs, RankWindow: defaultRankWindow, Log: slog.New(slog.DiscardHandler)}, db: db}, nil
 }
 
 func openDB(ctx context.Context, abs string) (*sql.DB, error) {

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"paddock/internal/agent/registry"
+	"paddock/internal/app"
+	"paddock/internal/config"
+	"paddock/internal/search"
+	"paddock/internal/session"
+)
+
+const sessionsUsage = `usage: paddock sessions search [--runtime R] [--session ID] [--project P] [--since T] [--until T] [--limit N] [--json] WORDS...`
+
+// cmdSessions is `paddock sessions`: search for now.
+func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) == 0 || args[0] != "search" {
+		return errors.New(sessionsUsage)
+	}
+	cfg, err := config.Default(getenv)
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("paddock sessions search", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "paddock's data directory (its search index)")
+	runtime := fs.String("runtime", "", "only this agent's sessions: "+strings.Join(registry.Default().Names(), ", "))
+	id := fs.String("session", "", "only inside this session (with --runtime)")
+	project := fs.String("project", "", "only sessions in this directory (its path or its last element)")
+	since := fs.String("since", "", "only messages from then on (RFC 3339 or 2026-11-30)")
+	until := fs.String("until", "", "only messages before then")
+	limit := fs.Int("limit", 30, "at most this many hits (1–200)")
+	asJSON := fs.Bool("json", false, "print the hits as JSON, one array")
+	if err := fs.Parse(args[1:]); err != nil {
+		return errUsage
+	}
+	q := search.Query{Text: strings.Join(fs.Args(), " "), Runtime: *runtime, Project: *project, Limit: *limit}
+	if *limit < 1 || *limit > 200 {
+		return errors.New("--limit is from 1 to 200")
+	}
+	if *id != "" {
+		if *runtime == "" {
+			return errors.New("--session needs --runtime")
+		}
+		q.Session = session.Key{Runtime: *runtime, ID: *id}
+	}
+	for _, p := range []struct {
+		name, raw string
+		to        *time.Time
+	}{{"since", *since, &q.Since}, {"until", *until, &q.Until}} {
+		if p.raw == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, p.raw)
+		if err != nil {
+			if t, err = time.ParseInLocation(time.DateOnly, p.raw, time.Local); err != nil {
+				return fmt.Errorf("--%s is a time (2026-11-30T09:00:00Z) or a day (2026-11-30), not %q", p.name, p.raw)
+			}
+		}
+		*p.to = t
+	}
+	ix, err := search.OpenReader(ctx, app.IndexPath(cfg))
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	hits, err := ix.Search(ctx, q)
+	if errors.Is(err, search.ErrEmptyQuery) {
+		return errors.New("give a word to search for; " + sessionsUsage)
+	}
+	if err != nil {
+		return err
+	}
+	// What the index says is as current as paddock serve keeps it.
+	if _, running := app.ServeRunning(cfg.DataDir); !running {
+		fmt.Fprintln(stderr, "paddock serve is not running: the index is as its last run left it")
+	}
+	if *asJSON {
+		type hit struct {
+			Runtime string        `json:"runtime"`
+			ID      string        `json:"id"`
+			Title   string        `json:"title,omitempty"`
+			Cwd     string        `json:"cwd,omitempty"`
+			Seq     int           `json:"seq"`
+			Role    string        `json:"role"`
+			Time    time.Time     `json:"time"`
+			Snippet []search.Part `json:"snippet"`
+		}
+		out := make([]hit, 0, len(hits))
+		for _, h := range hits {
+			out = append(out, hit{h.Key.Runtime, h.Key.ID, h.Title, h.Cwd, h.Seq, h.Role, h.At.UTC(), h.Snippet})
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(stdout, "no message matches")
+		return nil
+	}
+	for _, h := range hits {
+		title := h.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		var b strings.Builder
+		for _, p := range h.Snippet {
+			if p.Match {
+				b.WriteString("[" + p.Text + "]")
+			} else {
+				b.WriteString(p.Text)
+			}
+		}
+		fmt.Fprintf(stdout, "%s  #%d %s  %s  %s\n    %s\n", h.Key, h.Seq, h.Role, h.At.Local().Format("2006-01-02 15:04"), title,
+			strings.Join(strings.Fields(b.String()), " "))
+	}
+	return nil
+}
+
+// cmdIndex is `paddock index rebuild`.
+func cmdIndex(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) == 0 || args[0] != "rebuild" {
+		return errors.New("usage: paddock index rebuild [--data-dir DIR]")
+	}
+	cfg, _, err := loadConfig("index rebuild", args[1:], stderr, getenv, false)
+	if err != nil {
+		return err
+	}
+	n, m, took, err := app.RebuildIndex(ctx, cfg, registry.Default(), newLogger(stderr, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "indexed %d sessions, %d messages in %s (%s)\n", n, m, took.Round(time.Millisecond), app.IndexPath(cfg))
+	return nil
+}
