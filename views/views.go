@@ -83,6 +83,9 @@ type Board struct {
 	More More
 	// Office is the office view; nil when the setting is off.
 	Office *Office
+	// Indexing says how far the search index's first build is ("" once
+	// it is done, or without an index).
+	Indexing string
 }
 
 // BoardFilter narrows the board to one agent, one project, or live

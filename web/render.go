@@ -21,6 +21,7 @@ import (
 	"paddock/internal/hookstate"
 	"paddock/internal/live"
 	"paddock/internal/markdown"
+	"paddock/internal/search"
 	"paddock/internal/session"
 	"paddock/static"
 	"paddock/views"
@@ -228,6 +229,9 @@ func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 	}
 	es := s.opts.Board.List(board.Filter{})
 	b := views.Board{Loaded: true, Filter: f, Filtered: f != views.BoardFilter{}}
+	if s.opts.Search != nil {
+		b.Indexing = indexingNote(s.opts.Search.Progress())
+	}
 	shown := es
 	if b.Filtered {
 		q := board.LowerQuery(f.Query)
@@ -519,4 +523,13 @@ func sampleText(x hookstate.Sample) string {
 	}
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
 	return fmt.Sprintf("last %s · mean %s · max %s (n=%d)", ms(x.Last), ms(x.Mean()), ms(x.Max), x.Count)
+}
+
+// indexingNote says how far the search index's first build is; "" once
+// it is done.
+func indexingNote(p search.Progress) string {
+	if p.Ready {
+		return ""
+	}
+	return fmt.Sprintf("(indexing: %d of %d sessions)", p.Indexed, p.Total)
 }

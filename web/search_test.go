@@ -1,9 +1,12 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"paddock/internal/search"
+	"paddock/views"
 	"strings"
 	"testing"
 )
@@ -111,5 +114,26 @@ func TestSearch(t *testing.T) {
 	}
 	if w := r.do(h, http.MethodGet, "/s/claude/"+sessionB+"?at=-1", withCookie(tok)); w.Code != http.StatusBadRequest {
 		t.Errorf("at=-1: %d, want 400", w.Code)
+	}
+}
+
+// TestBoardSaysTheIndexIsBuilding: while the first build runs, the board
+// says how far it is, beside the search link; once done, nothing.
+func TestBoardSaysTheIndexIsBuilding(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	waitFor(t, func() bool { return r.index.Progress().Ready })
+	if w := r.do(r.srv.Handler(), http.MethodGet, "/", withCookie(tok)); !strings.Contains(w.Body.String(), `data-testid="search-link"`) ||
+		strings.Contains(w.Body.String(), `data-testid="indexing"`) {
+		t.Errorf("a ready index: %s", w.Body)
+	}
+	note := indexingNote(search.Progress{Indexed: 3, Total: 10})
+	if note != "(indexing: 3 of 10 sessions)" {
+		t.Errorf("building: %q", note)
+	}
+	var b strings.Builder
+	if err := views.BoardPage(views.Page{}, views.Board{Loaded: true, Indexing: note}).Render(context.Background(), &b); err != nil ||
+		!strings.Contains(b.String(), `<span class="hint" data-testid="indexing">(indexing: 3 of 10 sessions)</span>`) {
+		t.Errorf("the board does not show the build (%v): %s", err, b.String())
 	}
 }
