@@ -46,6 +46,7 @@ Usage:
   paddock hooks uninstall        remove paddock's hooks, and only those (--runtime R, --dry-run)
   paddock hooks status           which agents call paddock's hooks
   paddock sessions search WORDS  search every conversation (--runtime, --session ID, --project, --since, --until, --limit, --json)
+  paddock sessions export ID     one session to a file: -o FILE --runtime R [--format markdown|json|jsonl|text] [--tools] [--force]
   paddock index rebuild          build the search index again from the histories (paddock serve stopped)
   paddock hook EVENT             what the agents' hooks run: payload on stdin, always exit 0, no output (see -h)
   paddock version                print the version

@@ -7,20 +7,28 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"paddock/internal/agent/registry"
 	"paddock/internal/app"
 	"paddock/internal/config"
+	"paddock/internal/export"
 	"paddock/internal/search"
 	"paddock/internal/session"
 )
 
-const sessionsUsage = `usage: paddock sessions search [--runtime R] [--session ID] [--project P] [--since T] [--until T] [--limit N] [--json] WORDS...`
+const sessionsUsage = `usage: paddock sessions search [--runtime R] [--session ID] [--project P] [--since T] [--until T] [--limit N] [--json] WORDS...
+       paddock sessions export --runtime R [--format F] [--tools] -o FILE [--force] ID`
 
-// cmdSessions is `paddock sessions`: search for now.
+// cmdSessions is `paddock sessions`: search and export for now.
 func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) > 0 && args[0] == "export" {
+		return cmdExport(ctx, args[1:], stdout, stderr, getenv)
+	}
 	if len(args) == 0 || args[0] != "search" {
 		return errors.New(sessionsUsage)
 	}
@@ -139,4 +147,106 @@ func cmdIndex(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	fmt.Fprintf(stdout, "indexed %d sessions, %d messages in %s (%s)\n", n, m, took.Round(time.Millisecond), app.IndexPath(cfg))
 	return nil
+}
+
+const exportUsage = `usage: paddock sessions export --runtime R [--format markdown|json|jsonl|text] [--tools] -o FILE [--force] ID`
+
+// cmdExport is `paddock sessions export`: one session's record to a file
+// (or - for standard output), read from the agent's history.
+func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	cfg, err := config.Default(getenv)
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("paddock sessions export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runtime := fs.String("runtime", "", "the session's agent: "+strings.Join(registry.Default().Names(), ", "))
+	format := fs.String("format", "markdown", "markdown (the conversation only), json, jsonl or text")
+	tools := fs.Bool("tools", false, "also the thinking, tool calls and their results (each after its call)")
+	out := fs.String("o", "", "the file to write (- for standard output)")
+	force := fs.Bool("force", false, "replace the file when it exists")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() != 1 || *runtime == "" || *out == "" {
+		return errors.New(exportUsage)
+	}
+	f, err := export.ParseFormat(*format)
+	if err != nil {
+		return err
+	}
+	k := session.Key{Runtime: *runtime, ID: fs.Arg(0)}
+	agents := registry.Default()
+	if !slices.Contains(agents.Names(), k.Runtime) {
+		return fmt.Errorf("no agent %q (%s)", k.Runtime, strings.Join(agents.Names(), ", "))
+	}
+	c := app.HistoryCatalog(cfg, agents, newLogger(stderr, cfg.LogLevel))
+	info, err := c.Get(ctx, k)
+	if errors.Is(err, session.ErrNotFound) {
+		return fmt.Errorf("%s has no session %s", agents.Label(k.Runtime), k.ID)
+	}
+	if err != nil {
+		return err
+	}
+	evs, err := c.Events(ctx, k)
+	if err != nil {
+		return err
+	}
+	meta := export.Session{Runtime: k.Runtime, ID: k.ID, Title: info.Title, Cwd: info.Cwd, Model: info.Model, Created: info.Created, Updated: info.Updated}
+	if *out == "-" {
+		_, err := export.Write(stdout, f, meta, evs, *tools)
+		return err
+	}
+	path, err := filepath.Abs(*out)
+	if err != nil {
+		return err
+	}
+	if dir, ok := agentOwned(path, append(c.WatchDirs(), cfg.DataDir)); ok {
+		return fmt.Errorf("%s is inside %s, which paddock never writes: choose another place", path, dir)
+	}
+	if _, err := os.Lstat(path); err == nil && !*force {
+		return fmt.Errorf("%s exists; --force replaces it", path)
+	}
+	// Written beside it and renamed: an export cut short never stands in
+	// for the file.
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	n, err := export.Write(tmp, f, meta, evs, *tools)
+	if err == nil {
+		err = tmp.Close()
+	} else {
+		tmp.Close()
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %d messages to %s (%s)\n", n, path, f)
+	return nil
+}
+
+// agentOwned says whether path is inside one of dirs (the agents' history
+// directories, paddock's data) or the hidden folder that holds one
+// (~/.claude for ~/.claude/projects), and which.
+func agentOwned(path string, dirs []string) (string, bool) {
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		d, _ = filepath.Abs(d)
+		for _, root := range []string{d, filepath.Dir(d)} {
+			if root != d && !strings.HasPrefix(filepath.Base(root), ".") {
+				continue // only a hidden folder is the agent's own
+			}
+			if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return root, true
+			}
+		}
+	}
+	return "", false
 }

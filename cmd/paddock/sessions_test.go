@@ -14,8 +14,10 @@ import (
 
 // TestSessionsSearch: `paddock index rebuild` builds the index from the
 // histories (and refuses while paddock serve runs); `paddock sessions
-// search` finds words inside the conversations, as text or JSON, and
-// refuses bad input with the reason.
+// search` finds words inside the conversations, as text or JSON;
+// `paddock sessions export` writes one session's record, never over a
+// file without --force nor into an agent's or paddock's own directories.
+// Bad input is refused with the reason.
 func TestSessionsSearch(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -85,6 +87,46 @@ func TestSessionsSearch(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
 		}
 	}
+	// Export, from the history itself.
+	outFile := filepath.Join(home, "out", "kiwi.md")
+	os.MkdirAll(filepath.Dir(outFile), 0o755)
+	code, out, errs = runCmd(t, e, "sessions", "export", "--runtime", "claude", "-o", outFile, id)
+	if code != 0 || out != "wrote 2 messages to "+outFile+" (markdown)\n" {
+		t.Fatalf("export: %d %q %q", code, out, errs)
+	}
+	if b, err := os.ReadFile(outFile); err != nil || string(b) != "### User\n\nwhere do the kiwi tests live\n\n### Assistant\n\nIn internal/kiwi, next to the fixtures\n" {
+		t.Errorf("exported %q %v", b, err)
+	}
+	if code, _, errs := runCmd(t, e, "sessions", "export", "--runtime", "claude", "-o", outFile, id); code != 1 || !strings.Contains(errs, "exists; --force replaces it") {
+		t.Errorf("over an existing file: %d %q", code, errs)
+	}
+	if code, _, errs := runCmd(t, e, "sessions", "export", "--runtime", "claude", "--format", "jsonl", "--force", "-o", outFile, id); code != 0 {
+		t.Errorf("--force: %d %q", code, errs)
+	}
+	if code, out, _ := runCmd(t, e, "sessions", "export", "--runtime", "claude", "--format", "text", "-o", "-", id); code != 0 || !strings.HasPrefix(out, "User:\nwhere do the kiwi tests live") {
+		t.Errorf("to stdout: %d %q", code, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--runtime", "claude", "-o", filepath.Join(home, ".claude", "export.md"), id}, "which paddock never writes"},
+		{[]string{"--runtime", "claude", "-o", filepath.Join(home, ".claude", "projects", "-proj", "x.md"), id}, "which paddock never writes"},
+		{[]string{"--runtime", "claude", "-o", filepath.Join(data, "x.md"), id}, "which paddock never writes"},
+		{[]string{"--runtime", "claude", "-o", outFile + "2", "0b5d4c2e-7777-4a2b-9c3d-000000000000"}, "has no session"},
+		{[]string{"--runtime", "nosuch", "-o", outFile + "2", id}, `no agent "nosuch"`},
+		{[]string{"--runtime", "claude", "--format", "pdf", "-o", outFile + "2", id}, "no format"},
+		{[]string{"--runtime", "claude", id}, "usage"},
+	} {
+		code, _, errs := runCmd(t, e, append([]string{"sessions", "export"}, tc.args...)...)
+		if code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("export %q: %d %q, want %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude", "export.md")); err == nil {
+		t.Error("an export was written into the agent's directory")
+	}
+
 	// A running paddock serve keeps the index itself: rebuild refuses.
 	if err := app.WriteState(data, app.State{PID: os.Getpid()}); err != nil {
 		t.Fatal(err)

@@ -32,9 +32,7 @@ func RebuildIndex(ctx context.Context, cfg config.Config, agents *agent.Registry
 			return 0, 0, 0, err
 		}
 	}
-	matcher := agents.Processes()
-	c := catalog.New(catalog.Options{DisableWatch: true, Logger: log.With("component", "catalog")},
-		agents.Scanners(agent.Env{Processes: matcher.Shared(time.Second), Logger: log}, cfg.AgentDirs)...)
+	c := HistoryCatalog(cfg, agents, log)
 	c.Rescan(ctx)
 	ix, err := search.Open(ctx, search.Options{Path: path, Source: c, Log: log.With("component", "search")})
 	if err != nil {
@@ -62,4 +60,12 @@ func processAlive(pid int) bool {
 	}
 	p, err := os.FindProcess(pid)
 	return err == nil && p.Signal(syscall.Signal(0)) == nil
+}
+
+// HistoryCatalog is a catalog over cfg's agents that has not scanned: for
+// the commands that read one session (Get, Events) without paddock serve.
+func HistoryCatalog(cfg config.Config, agents *agent.Registry, log *slog.Logger) *catalog.Catalog {
+	matcher := agents.Processes()
+	return catalog.New(catalog.Options{DisableWatch: true, Logger: log.With("component", "catalog")},
+		agents.Scanners(agent.Env{Processes: matcher.Shared(time.Second), Logger: log}, cfg.AgentDirs)...)
 }

@@ -189,6 +189,16 @@ func (c *Catalog) WaitLoaded(ctx context.Context) error {
 	}
 }
 
+// WatchDirs are the agents' history directories, every scanner's: the
+// places an agent keeps its own files.
+func (c *Catalog) WatchDirs() []string {
+	var out []string
+	for _, s := range c.byName {
+		out = append(out, s.WatchDirs()...)
+	}
+	return out
+}
+
 func (c *Catalog) markLoaded() {
 	c.loadedOnce.Do(func() {
 		c.loaded.Store(true)

@@ -1,0 +1,50 @@
+package web
+
+import (
+	"bytes"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v5"
+
+	"paddock/internal/export"
+)
+
+// exportSession is GET /s/{runtime}/{id}/export (and its /api/v1 twin):
+// the session's record as a file to save, in ?format= (markdown, json,
+// jsonl, text), with ?tools=1 its thinking, tool calls and results too.
+// X-Paddock-Messages says how many messages it holds.
+func (s *Server) exportSession(c *echo.Context) error {
+	k, err := sessionKey(c)
+	if err != nil {
+		return err
+	}
+	f, err := export.ParseFormat(c.QueryParam("format"))
+	if err != nil {
+		return newError(http.StatusBadRequest, "bad_format", "format is markdown, json, jsonl or text.")
+	}
+	tools := c.QueryParam("tools") == "1"
+	ctx := c.Request().Context()
+	e, err := s.opts.Board.Get(ctx, k)
+	if err != nil {
+		return err
+	}
+	evs, err := s.opts.Board.Events(ctx, k)
+	if err != nil {
+		return err
+	}
+	meta := export.Session{Runtime: k.Runtime, ID: k.ID, Title: e.Info.Title, Cwd: e.Info.Cwd, Model: e.Info.Model,
+		Created: e.Info.Created, Updated: e.Info.Updated}
+	// Written whole before it is sent: a failure is an error page, not a
+	// file cut short.
+	var b bytes.Buffer
+	n, err := export.Write(&b, f, meta, evs, tools)
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": export.FileName(meta, f)}))
+	h.Set("X-Paddock-Messages", strconv.Itoa(n))
+	return c.Blob(http.StatusOK, f.ContentType(), b.Bytes())
+}
