@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v5"
@@ -56,15 +57,31 @@ func (s *Server) searchQuery(c *echo.Context) (search.Query, error) {
 		}
 		q.Limit = n
 	}
-	if c.QueryParam("live") == "1" {
-		q.Only = []session.Key{}
-		for _, e := range s.opts.Board.List(board.Filter{}) {
-			if !e.Over() {
-				q.Only = append(q.Only, e.Key())
-			}
+	if c.QueryParam("live") == "1" || c.QueryParam("category") != "" {
+		entries, err := s.categoryEntries(c)
+		if err != nil {
+			return q, err
 		}
+		q.Only = board.Keys(entries)
 	}
 	return q, nil
+}
+
+// categoryEntries are the board's sessions in the request's category
+// (all without one), live ones only with live=1, newest first.
+func (s *Server) categoryEntries(c *echo.Context) ([]board.Entry, error) {
+	cat := c.QueryParam("category")
+	if cat == "" {
+		cat = "all"
+	}
+	entries, err := board.InCategory(s.opts.Board.List(board.Filter{}), cat, s.opts.Now())
+	if err != nil {
+		return nil, newError(http.StatusBadRequest, "bad_category", "category is one of "+strings.Join(board.Categories, ", ")+" (background is live).")
+	}
+	if c.QueryParam("live") == "1" {
+		entries, _ = board.InCategory(entries, "live", s.opts.Now())
+	}
+	return entries, nil
 }
 
 // runSearch runs the request's search, with its errors mapped.
@@ -100,9 +117,40 @@ type hitJSON struct {
 	URL     string        `json:"url"`
 }
 
+// categorySession is one session of a task search.
+type categorySession struct {
+	Runtime string    `json:"runtime"`
+	ID      string    `json:"id"`
+	Title   string    `json:"title,omitempty"`
+	Cwd     string    `json:"cwd,omitempty"`
+	Live    bool      `json:"live"`
+	Updated time.Time `json:"updated"`
+	URL     string    `json:"url"`
+}
+
 // apiSearch is GET /api/v1/search: the matching messages of every
-// session, best first, with whether the index is still being built.
+// session, best first, with whether the index is still being built; with
+// a category and no words, the sessions of that category (a task
+// search), newest first.
 func (s *Server) apiSearch(c *echo.Context) error {
+	if c.QueryParam("category") != "" && strings.TrimSpace(c.QueryParam("q")) == "" {
+		entries, err := s.categoryEntries(c)
+		if err != nil {
+			return err
+		}
+		limit := 30
+		if raw := c.QueryParam("limit"); raw != "" {
+			if limit, err = strconv.Atoi(raw); err != nil || limit < 1 || limit > 200 {
+				return newError(http.StatusBadRequest, "bad_limit", "limit is a whole number from 1 to 200.")
+			}
+		}
+		out := make([]categorySession, 0, min(limit, len(entries)))
+		for _, e := range entries[:min(limit, len(entries))] {
+			out = append(out, categorySession{Runtime: e.Info.Runtime, ID: e.Info.ID, Title: e.Info.Title, Cwd: e.Dir(), Live: !e.Over(),
+				Updated: e.SortTime().UTC(), URL: sessionURL(e.Key())})
+		}
+		return c.JSON(http.StatusOK, map[string]any{"sessions": out, "total": len(entries)})
+	}
 	_, hits, err := s.runSearch(c)
 	if err != nil {
 		return err
@@ -120,7 +168,35 @@ func (s *Server) apiSearch(c *echo.Context) error {
 // session in the order of each session's best hit.
 func (s *Server) searchPage(c *echo.Context) error {
 	v := views.SearchPage{Query: c.QueryParam("q"), Runtime: c.QueryParam("runtime"), Live: c.QueryParam("live") == "1",
-		Agents: s.agentChoices()}
+		Agents: s.agentChoices(), Category: c.QueryParam("category")}
+	for _, cat := range board.Categories {
+		v.Categories = append(v.Categories, views.Option{Value: cat, Label: categoryLabels[cat]})
+	}
+	if v.Category != "" && strings.TrimSpace(v.Query) == "" {
+		entries, err := s.categoryEntries(c)
+		var ae *apiError
+		switch {
+		case errors.As(err, &ae):
+			v.Problem = ae.Msg
+		case err != nil:
+			return err
+		}
+		v.Searched = err == nil
+		for _, e := range entries[:min(len(entries), 200)] {
+			if v.Runtime != "" && e.Info.Runtime != v.Runtime {
+				continue
+			}
+			title := e.Info.Title
+			if title == "" {
+				title = "Untitled session"
+			}
+			v.Sessions = append(v.Sessions, views.SearchGroup{Title: title, Agent: s.opts.Agents.Label(e.Info.Runtime), Project: session.ShortProject(e.Dir(), ""), URL: sessionURL(e.Key())})
+		}
+		if v.Searched && len(v.Sessions) == 0 {
+			v.Problem = "No session of that kind."
+		}
+		return s.render(c, http.StatusOK, views.Search(s.page(c, "Search"), v))
+	}
 	if s.opts.Search == nil {
 		v.Problem = "This paddock keeps no search index."
 	}
@@ -175,4 +251,10 @@ func (s *Server) agentChoices() []views.Option {
 		out = append(out, views.Option{Value: rt, Label: s.opts.Agents.Label(rt)})
 	}
 	return out
+}
+
+// categoryLabels name the categories on the search page.
+var categoryLabels = map[string]string{
+	"subagent": "In a team (subagents)", "github": "GitHub work", "hosted": "Hosted by paddock", "live": "Running now",
+	"untitled": "Untitled", "recent": "Last 7 days", "all": "All sessions",
 }

@@ -137,3 +137,53 @@ func TestBoardSaysTheIndexIsBuilding(t *testing.T) {
 		t.Errorf("the board does not show the build (%v): %s", err, b.String())
 	}
 }
+
+// TestTaskSearch: a category without words lists that kind of session,
+// newest first; with words it narrows the hits to them; an unknown one
+// is refused.
+func TestTaskSearch(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	h := r.srv.Handler()
+	writeClaudeSession(t, r.claudeDir, sessionB, "please review PR #305 for the kiwi team", "Reviewed: two comments")
+	var out struct {
+		Sessions []struct {
+			ID, URL string
+			Live    bool
+		}
+		Total int
+		Hits  []struct{ ID string }
+	}
+	get := func(q string) int {
+		out.Sessions, out.Hits = nil, nil
+		w := r.do(h, http.MethodGet, "/api/v1/search?"+q, withCookie(tok))
+		if w.Code == http.StatusOK {
+			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return w.Code
+	}
+	waitFor(t, func() bool { return get("category=github") == http.StatusOK && len(out.Sessions) == 1 })
+	if out.Sessions[0].ID != sessionB || out.Sessions[0].URL != "/s/claude/"+sessionB || out.Total != 1 {
+		t.Errorf("github: %+v", out)
+	}
+	if get("category=all&limit=1") != http.StatusOK || len(out.Sessions) != 1 || out.Total != 2 {
+		t.Errorf("all, limit 1: %+v", out)
+	}
+	if get("category=live") != http.StatusOK || len(out.Sessions) != 0 {
+		t.Errorf("live: %+v", out)
+	}
+	waitFor(t, func() bool { return get("q=comments&category=github") == http.StatusOK && len(out.Hits) == 1 })
+	if get("q=answer&category=github") != http.StatusOK || len(out.Hits) != 0 {
+		t.Errorf("words in another kind of session: %+v", out.Hits)
+	}
+	w := r.do(h, http.MethodGet, "/api/v1/search?category=gateway", withCookie(tok))
+	if w.Code != http.StatusBadRequest || decodeError(t, w.Body.Bytes()) != "bad_category" {
+		t.Errorf("gateway: %d %s", w.Code, w.Body)
+	}
+	page := r.do(h, http.MethodGet, "/search?category=github", withCookie(tok)).Body.String()
+	if !strings.Contains(page, `data-testid="search-session"`) || !strings.Contains(page, "/s/claude/"+sessionB) || strings.Contains(page, "/s/claude/"+sessionA+`"`) {
+		t.Errorf("the page's github sessions: %s", page)
+	}
+}
