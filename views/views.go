@@ -174,6 +174,9 @@ type Session struct {
 	// NewHereURL starts a new session in this one's directory with this
 	// one as its parent; "" when paddock cannot start agents.
 	NewHereURL string
+	// HandoffTargets are the running sessions paddock hosts that this
+	// one's work can be handed to (none: no Hand off sheet).
+	HandoffTargets []Option
 	// CanDelete: not running, so its history may be deleted (after a
 	// confirmation).
 	CanDelete bool

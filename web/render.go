@@ -421,6 +421,17 @@ func (s *Server) sessionView(ctx context.Context, e board.Entry, r board.Recent)
 	if askedIn(v.Pending)[v.Card.URL] {
 		v.Card.DialogTool, v.Card.DialogSummary = "", ""
 	}
+	if s.opts.Hosting != nil && s.opts.Board != nil {
+		for _, o := range s.opts.Board.List(board.Filter{}) {
+			if o.Key() != e.Key() && o.Card != nil && o.Card.TerminalID != "" && !o.Over() {
+				title := o.Info.Title
+				if title == "" {
+					title = o.Key().ID
+				}
+				v.HandoffTargets = append(v.HandoffTargets, views.Option{Value: o.Key().String(), Label: s.opts.Agents.Label(o.Info.Runtime) + " · " + title})
+			}
+		}
+	}
 	if s.opts.Hosting != nil && e.Info.Cwd != "" {
 		v.NewHereURL = "/new?" + url.Values{"runtime": {e.Info.Runtime}, "workdir": {e.Info.Cwd}, "parent": {e.Key().String()}}.Encode()
 	}

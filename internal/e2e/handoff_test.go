@@ -1,0 +1,119 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"paddock/internal/testkit/mockmodel"
+)
+
+// TestHandoffBetweenRealSessions: the work of one real Claude Code
+// session is handed to another that paddock hosts: the template arrives
+// in the target's own history, the target answers it, and the call
+// returns that answer; the same from the phone's Hand off sheet. What
+// cannot be handed off is refused with the reason.
+func TestHandoffBetweenRealSessions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	agent, srv, api := hostingServe(t, ctx)
+	start := func(prompt string) string {
+		var created struct{ ID string }
+		if status, err := api.post("/api/v1/sessions", map[string]any{"runtime": "claude", "workdir": agent.Cwd, "prompt": prompt}, &created); err != nil || status != http.StatusCreated {
+			t.Fatalf("create: %d %v", status, err)
+		}
+		until(t, 90*time.Second, "the first reply of "+created.ID, func() (bool, string) {
+			msgs := messagesOf(t, api, created.ID)
+			return strings.Contains(msgs, mockmodel.PlainReply(1)), msgs
+		})
+		return created.ID
+	}
+	source := start("the kiwi build is broken since the upgrade")
+	target := start("hello paddock one")
+
+	var out struct {
+		Delivered  bool
+		Reply      string
+		Characters int
+		Source     string
+		Target     string
+	}
+	status, err := api.post("/api/v1/handoff", map[string]any{"source": "claude:" + source, "target": "claude:" + target,
+		"task": "Fix the kiwi build", "wait": true, "timeout_seconds": 90}, &out)
+	if err != nil || status != http.StatusOK || !out.Delivered || out.Source != "claude:"+source || out.Target != "claude:"+target {
+		t.Fatalf("handoff: %d %v %+v", status, err, out)
+	}
+	if out.Reply != mockmodel.PlainReply(2) {
+		t.Errorf("the target's reply %q, want %q", out.Reply, mockmodel.PlainReply(2))
+	}
+	until(t, 30*time.Second, "the hand-off in the target's own history", func() (bool, string) {
+		msgs := messagesOf(t, api, target)
+		return strings.Contains(msgs, "user: ## Session handoff") && strings.Contains(msgs, "**From session:** `claude:"+source+"`") &&
+			strings.Contains(msgs, "**Task:** Fix the kiwi build") && strings.Contains(msgs, "the kiwi build is broken since the upgrade") &&
+			strings.Contains(msgs, "Do not ask the user to re-paste this handoff."), msgs
+	})
+
+	for _, tc := range []struct {
+		name string
+		body map[string]any
+		code int
+		want string
+	}{
+		{"to itself", map[string]any{"source": "claude:" + target, "target": "claude:" + target, "task": "t"}, http.StatusBadRequest, "same_session"},
+		{"no task", map[string]any{"source": "claude:" + source, "target": "claude:" + target}, http.StatusBadRequest, "no_task"},
+		{"no source found", map[string]any{"query": "xylophonezebra", "target": "claude:" + target, "task": "t"}, http.StatusNotFound, "no_source"},
+		{"nothing to hand off", map[string]any{"source": "claude:" + source, "query": "xylophonezebra", "target": "claude:" + target, "task": "t"}, http.StatusUnprocessableEntity, "empty_context"},
+		{"a target that does not run", map[string]any{"source": "claude:" + target, "target": "claude:" + source + "x", "task": "t"}, http.StatusNotFound, "not_found"},
+		{"no source named", map[string]any{"target": "claude:" + target, "task": "t"}, http.StatusBadRequest, "no_source"},
+	} {
+		var e struct{ Error struct{ Code string } }
+		status, err := api.post("/api/v1/handoff", tc.body, &e)
+		if err != nil || status != tc.code || e.Error.Code != tc.want {
+			t.Errorf("%s: %d %q (%v), want %d %s", tc.name, status, e.Error.Code, err, tc.code, tc.want)
+		}
+	}
+	// From the phone: the source's page has a Hand off sheet listing the
+	// running sessions; the task written there arrives in the target.
+	chrome := chromiumPath(t)
+	ph := newPhone(t, chrome)
+	ph.pair(srv.PairLink)
+	base := strings.SplitN(srv.PairLink, "/pair", 2)[0]
+	ph.step("the source's page", chromedp.Navigate(base+"/s/claude/"+source))
+	ph.poll("the sheet offers the target", `[...document.querySelectorAll('[data-testid="handoff-target"] option')].some(o => o.value === "claude:`+target+`")`)
+	ph.step("open the sheet", chromedp.Click(`[data-testid="handoff"] summary`))
+	ph.step("choose the target", chromedp.SetValue(`[data-testid="handoff-target"]`, "claude:"+target))
+	ph.step("write the task", chromedp.SendKeys(`[data-testid="handoff-task"]`, "Write the kiwi release notes"))
+	ph.checkPhone("handoff")
+	ph.step("hand off", chromedp.Click(`[data-testid="handoff-send"]`))
+	ph.pollFor("handed off", `document.querySelector('[data-testid="handoff-result"] [data-testid="result-ok"]')?.textContent.startsWith("Handed off to claude:`+target+`")`, 60*time.Second)
+	until(t, 60*time.Second, "the phone's hand-off in the target's history", func() (bool, string) {
+		msgs := messagesOf(t, api, target)
+		return strings.Contains(msgs, "**Task:** Write the kiwi release notes"), msgs
+	})
+
+	// Found by what it said: the query's top hit is the source.
+	var byQuery struct{ Source string }
+	until(t, 30*time.Second, "the source found by a query", func() (bool, string) {
+		status, err := api.post("/api/v1/handoff", map[string]any{"query": "kiwi upgrade", "target": "claude:" + target, "task": "Check it again"}, &byQuery)
+		return err == nil && status == http.StatusOK && byQuery.Source == "claude:"+source, fmt.Sprint(status, err, byQuery)
+	})
+}
+
+// messagesOf is a session's conversation through the API, as "role: text"
+// lines.
+func messagesOf(t *testing.T, api *apiClient, id string) string {
+	var page struct{ Messages []struct{ Role, Text string } }
+	if err := api.get("/api/v1/sessions/claude/"+id+"/messages", &page); err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, m := range page.Messages {
+		b.WriteString(m.Role + ": " + m.Text + "\n")
+	}
+	return b.String()
+}

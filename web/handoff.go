@@ -1,0 +1,218 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v5"
+
+	"paddock/internal/board"
+	"paddock/internal/handoff"
+	"paddock/internal/search"
+	"paddock/internal/session"
+	"paddock/views"
+)
+
+// handoffRequest is POST /api/v1/handoff's body. Source, when empty, is
+// the top hit of Query, else the newest session of Category.
+type handoffRequest struct {
+	Target       string `json:"target"` // "runtime:id"
+	Source       string `json:"source,omitempty"`
+	Query        string `json:"query,omitempty"`
+	Category     string `json:"category,omitempty"`
+	Context      string `json:"context,omitempty"`
+	Task         string `json:"task"`
+	HistoryLimit int    `json:"history_limit,omitempty"`
+	Wait         bool   `json:"wait,omitempty"`
+	// TimeoutSeconds bounds the wait for the target's reply (default
+	// 600, at most 600).
+	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
+}
+
+type handoffResult struct {
+	Source     string `json:"source"`
+	Target     string `json:"target"`
+	Delivered  bool   `json:"delivered"`
+	Queued     bool   `json:"queued,omitempty"`
+	Characters int    `json:"characters"`
+	Message    string `json:"message"`
+	Reply      string `json:"reply,omitempty"`
+	// TimedOut: waited for the reply and none came in time.
+	TimedOut bool `json:"timed_out,omitempty"`
+}
+
+// parseKey reads "runtime:id".
+func parseKey(s string) (session.Key, bool) {
+	rt, id, ok := strings.Cut(strings.TrimSpace(s), ":")
+	k := session.Key{Runtime: rt, ID: id}
+	return k, ok && validToken(rt, 32) && validToken(id, 200)
+}
+
+// apiHandoff is POST /api/v1/handoff: the source session's work, in the
+// hand-off template, sent to a running session paddock hosts, with
+// delivery checked; with wait, the target's first reply too.
+func (s *Server) apiHandoff(c *echo.Context) error {
+	var req handoffRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	out, err := s.handOff(c.Request().Context(), req, by(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// handoffFromPage is the session page's Hand off sheet: this session's
+// work to the target chosen, with the task written there.
+func (s *Server) handoffFromPage(c *echo.Context) error {
+	k, err := sessionKey(c)
+	if err != nil {
+		return err
+	}
+	req := handoffRequest{Source: k.String(), Target: postForm(c, "target"), Task: postForm(c, "task"), Query: postForm(c, "query")}
+	out, err := s.handOff(c.Request().Context(), req, by(c))
+	if err != nil {
+		return s.result(c, err)
+	}
+	text := "Handed off to " + out.Target + ": delivered."
+	if out.Queued {
+		text = "Handed off to " + out.Target + ": it takes the message when its turn ends."
+	}
+	return s.render(c, http.StatusOK, views.SendResult(views.Result{OK: true, Text: text}))
+}
+
+// handOff carries out a hand-off for who.
+func (s *Server) handOff(ctx context.Context, req handoffRequest, who string) (handoffResult, error) {
+	var out handoffResult
+	if s.opts.Hosting == nil {
+		return out, errNoHosting
+	}
+	target, ok := parseKey(req.Target)
+	if !ok {
+		return out, newError(http.StatusBadRequest, "bad_target", `target is the receiving session as "runtime:id".`)
+	}
+	if strings.TrimSpace(req.Task) == "" {
+		return out, newError(http.StatusBadRequest, "no_task", "Say what the other session should do (task).")
+	}
+	source, err := s.handoffSource(ctx, req)
+	if err != nil {
+		return out, err
+	}
+	if source == target {
+		return out, newError(http.StatusBadRequest, "same_session", "A session cannot hand its work to itself: choose another target.")
+	}
+	te, err := s.opts.Board.Get(ctx, target)
+	if err != nil {
+		return out, err
+	}
+	if te.Card == nil || te.Card.TerminalID == "" || te.Over() {
+		return out, newError(http.StatusConflict, "target_not_running",
+			"The target is not running in paddock's terminal: resume it or start a session (POST /api/v1/sessions), then hand off to it.")
+	}
+	se, err := s.opts.Board.Get(ctx, source)
+	if err != nil {
+		return out, err
+	}
+	var msgs []session.Message
+	if strings.TrimSpace(req.Context) == "" {
+		if msgs, err = s.opts.Board.Messages(ctx, se); err != nil {
+			return out, err
+		}
+	}
+	text, err := handoff.Build(msgs, handoff.Request{Source: source, SourceTitle: se.Info.Title, Task: req.Task, Context: req.Context,
+		Query: req.Query, History: req.HistoryLimit})
+	switch {
+	case errors.Is(err, handoff.ErrEmptyContext):
+		return out, newError(http.StatusUnprocessableEntity, "empty_context", "The source has nothing to hand off: no message matches the query, or it has none.")
+	case err != nil:
+		return out, err
+	}
+	before := 0
+	if req.Wait {
+		if m, err := s.opts.Board.Messages(ctx, te); err == nil {
+			before = len(m)
+		}
+	}
+	d, err := s.opts.Hosting.Send(ctx, *te.Card, text)
+	if err != nil {
+		return out, err
+	}
+	out = handoffResult{Source: source.String(), Target: target.String(), Delivered: d.Delivered, Queued: d.Queued,
+		Characters: len([]rune(text)), Message: text}
+	if !d.Delivered && !d.Queued {
+		return out, newError(http.StatusBadGateway, "not_delivered", "The hand-off did not reach the target: "+d.Reason+". Nothing was delivered.")
+	}
+	s.log.Info("session handed off", "source", source.String(), "target", target.String(), "characters", out.Characters, "by", who)
+	if req.Wait {
+		out.Reply, out.TimedOut = s.waitReply(ctx, target, before, req.TimeoutSeconds)
+	}
+	return out, nil
+}
+
+// handoffSource resolves the request's source: the one named, else the
+// top hit of its query, else the newest session of its category.
+func (s *Server) handoffSource(ctx context.Context, req handoffRequest) (session.Key, error) {
+	if req.Source != "" {
+		k, ok := parseKey(req.Source)
+		if !ok {
+			return k, newError(http.StatusBadRequest, "bad_source", `source is a session as "runtime:id".`)
+		}
+		return k, nil
+	}
+	if strings.TrimSpace(req.Query) != "" {
+		if s.opts.Search == nil {
+			return session.Key{}, newError(http.StatusServiceUnavailable, "no_index", "This paddock keeps no search index: name the source.")
+		}
+		hits, err := s.opts.Search.Search(ctx, search.Query{Text: req.Query, Limit: 1})
+		if err != nil && !errors.Is(err, search.ErrEmptyQuery) {
+			return session.Key{}, err
+		}
+		if len(hits) == 0 {
+			return session.Key{}, newError(http.StatusNotFound, "no_source", "No session matches the query: name the source, or search with other words.")
+		}
+		return hits[0].Key, nil
+	}
+	if req.Category != "" {
+		entries, err := board.InCategory(s.opts.Board.List(board.Filter{}), req.Category, s.opts.Now())
+		if err != nil {
+			return session.Key{}, newError(http.StatusBadRequest, "bad_category", "category is one of "+strings.Join(board.Categories, ", ")+".")
+		}
+		if len(entries) == 0 {
+			return session.Key{}, newError(http.StatusNotFound, "no_source", "No session of that category: name the source.")
+		}
+		return entries[0].Key(), nil
+	}
+	return session.Key{}, newError(http.StatusBadRequest, "no_source", "Name the source session (source), or find it by a query or a category.")
+}
+
+// waitReply waits for the target's first answer after the hand-off: a
+// new assistant message past the before it had.
+func (s *Server) waitReply(ctx context.Context, target session.Key, before, seconds int) (string, bool) {
+	if seconds <= 0 || seconds > 600 {
+		seconds = 600
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second)
+	defer cancel()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if e, err := s.opts.Board.Get(ctx, target); err == nil {
+			if msgs, err := s.opts.Board.Messages(ctx, e); err == nil && len(msgs) > before {
+				for _, m := range msgs[before:] {
+					if m.Role == session.RoleAssistant {
+						return m.Text, false
+					}
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return "", true
+		case <-tick.C:
+		}
+	}
+}
