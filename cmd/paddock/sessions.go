@@ -201,52 +201,16 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if err != nil {
 		return err
 	}
-	if dir, ok := agentOwned(path, append(c.WatchDirs(), cfg.DataDir)); ok {
+	if dir, ok := export.Forbidden(path, append(c.WatchDirs(), cfg.DataDir)); ok {
 		return fmt.Errorf("%s is inside %s, which paddock never writes: choose another place", path, dir)
 	}
 	if _, err := os.Lstat(path); err == nil && !*force {
 		return fmt.Errorf("%s exists; --force replaces it", path)
 	}
-	// Written beside it and renamed: an export cut short never stands in
-	// for the file.
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	n, err := export.Write(tmp, f, meta, evs, *tools)
-	if err == nil {
-		err = tmp.Close()
-	} else {
-		tmp.Close()
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
+	n, err := export.WriteFile(path, f, meta, evs, *tools)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d messages to %s (%s)\n", n, path, f)
 	return nil
-}
-
-// agentOwned says whether path is inside one of dirs (the agents' history
-// directories, paddock's data) or the hidden folder that holds one
-// (~/.claude for ~/.claude/projects), and which.
-func agentOwned(path string, dirs []string) (string, bool) {
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		d, _ = filepath.Abs(d)
-		for _, root := range []string{d, filepath.Dir(d)} {
-			if root != d && !strings.HasPrefix(filepath.Base(root), ".") {
-				continue // only a hidden folder is the agent's own
-			}
-			if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return root, true
-			}
-		}
-	}
-	return "", false
 }

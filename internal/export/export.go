@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -322,4 +324,43 @@ func FileName(s Session, f Format) string {
 		return s.Runtime + "-" + id + f.Ext()
 	}
 	return name + "-" + id + f.Ext()
+}
+
+// WriteFile writes an export to path beside it first, then renamed: an
+// export cut short never stands in for the file.
+func WriteFile(path string, f Format, meta Session, evs []session.Event, tools bool) (int, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	n, err := Write(tmp, f, meta, evs, tools)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return n, err
+}
+
+// Forbidden says whether path is inside one of dirs (the agents' history
+// directories, paddock's data) or the hidden folder that holds one
+// (~/.claude for ~/.claude/projects), and which.
+func Forbidden(path string, dirs []string) (string, bool) {
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		d, _ = filepath.Abs(d)
+		for _, root := range []string{d, filepath.Dir(d)} {
+			if root != d && !strings.HasPrefix(filepath.Base(root), ".") {
+				continue // only a hidden folder is the agent's own
+			}
+			if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return root, true
+			}
+		}
+	}
+	return "", false
 }
