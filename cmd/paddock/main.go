@@ -45,6 +45,8 @@ Usage:
   paddock hooks install          make every installed agent report to paddock (--runtime R, --dry-run shows the diff)
   paddock hooks uninstall        remove paddock's hooks, and only those (--runtime R, --dry-run)
   paddock hooks status           which agents call paddock's hooks
+  paddock sessions list          every session of every agent (--live, --runtime R, --limit N, --json)
+  paddock sessions show ID       a session and its newest messages (--runtime R, --limit N, --json); status: without them
   paddock sessions search WORDS  search every conversation (--runtime, --session ID, --project, --since, --until, --limit, --json)
   paddock sessions export ID     one session to a file: -o FILE --runtime R [--format markdown|json|jsonl|text] [--tools] [--force]
   paddock mcp                    an MCP server on stdio for agents: find, read, export, start and hand off sessions

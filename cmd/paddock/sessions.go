@@ -21,13 +21,18 @@ import (
 	"paddock/internal/session"
 )
 
-const sessionsUsage = `usage: paddock sessions search [--runtime R] [--session ID] [--project P] [--since T] [--until T] [--limit N] [--json] WORDS...
+const sessionsUsage = `usage: paddock sessions list [--live] [--runtime R] [--limit N] [--json]
+       paddock sessions show|status --runtime R [--limit N] [--json] ID
+       paddock sessions search [--runtime R] [--session ID] [--project P] [--since T] [--until T] [--limit N] [--json] WORDS...
        paddock sessions export --runtime R [--format F] [--tools] -o FILE [--force] ID`
 
 // cmdSessions is `paddock sessions`: search and export for now.
 func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) > 0 && args[0] == "export" {
 		return cmdExport(ctx, args[1:], stdout, stderr, getenv)
+	}
+	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "status") {
+		return cmdSessionsRead(ctx, args[0], args[1:], stdout, stderr, getenv)
 	}
 	if len(args) == 0 || args[0] != "search" {
 		return errors.New(sessionsUsage)

@@ -127,6 +127,29 @@ func TestSessionsSearch(t *testing.T) {
 		t.Error("an export was written into the agent's directory")
 	}
 
+	// List, show and status, from the history.
+	if code, out, errs := runCmd(t, e, "sessions", "list"); code != 0 || !strings.Contains(out, "claude:"+id) || !strings.Contains(errs, "paddock serve is not running") {
+		t.Errorf("list: %d %q %q", code, out, errs)
+	}
+	if code, out, _ := runCmd(t, e, "sessions", "list", "--live"); code != 0 || strings.Contains(out, id) {
+		t.Errorf("list --live: %d %q", code, out)
+	}
+	code, out, _ = runCmd(t, e, "sessions", "show", "--runtime", "claude", "--limit", "1", "--json", id)
+	var shown struct {
+		ID       string
+		Running  bool
+		Messages []struct{ Role, Text string }
+	}
+	if err := json.Unmarshal([]byte(out), &shown); code != 0 || err != nil || shown.ID != id || shown.Running || len(shown.Messages) != 1 || shown.Messages[0].Text != "In internal/kiwi, next to the fixtures" {
+		t.Errorf("show --json: %d %v %q", code, err, out)
+	}
+	if code, out, _ := runCmd(t, e, "sessions", "status", "--runtime", "claude", id); code != 0 || !strings.Contains(out, "running: false") || strings.Contains(out, "Assistant:") {
+		t.Errorf("status: %d %q", code, out)
+	}
+	if code, _, errs := runCmd(t, e, "sessions", "status", "--runtime", "claude", "nope"); code != 1 || !strings.Contains(errs, "has no session") {
+		t.Errorf("status of nothing: %d %q", code, errs)
+	}
+
 	// A running paddock serve keeps the index itself: rebuild refuses.
 	if err := app.WriteState(data, app.State{PID: os.Getpid()}); err != nil {
 		t.Fatal(err)

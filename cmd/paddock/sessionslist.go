@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"paddock/internal/agent/registry"
+	"paddock/internal/app"
+	"paddock/internal/config"
+	"paddock/internal/session"
+)
+
+// sessionJSON is one session as the commands print it.
+type sessionJSON struct {
+	Runtime  string    `json:"runtime"`
+	ID       string    `json:"id"`
+	Title    string    `json:"title,omitempty"`
+	Cwd      string    `json:"cwd,omitempty"`
+	Model    string    `json:"model,omitempty"`
+	Running  bool      `json:"running"`
+	PID      int       `json:"pid,omitempty"`
+	Prompts  int       `json:"prompts,omitempty"`
+	Created  time.Time `json:"created,omitzero"`
+	Updated  time.Time `json:"updated"`
+	Messages []struct {
+		Role string    `json:"role"`
+		Text string    `json:"text"`
+		Time time.Time `json:"time,omitzero"`
+	} `json:"messages,omitempty"`
+}
+
+func sessionJSONOf(i session.Info) sessionJSON {
+	return sessionJSON{Runtime: i.Runtime, ID: i.ID, Title: i.Title, Cwd: i.Cwd, Model: i.Model, Running: i.Live, PID: i.PID,
+		Prompts: i.PromptCount, Created: i.Created.UTC(), Updated: i.Updated.UTC()}
+}
+
+// cmdSessionsRead is `paddock sessions list|show|status`, read from the
+// agents' histories and the process table (what hooks tell paddock serve
+// is on its board).
+func cmdSessionsRead(ctx context.Context, sub string, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	cfg, err := config.Default(getenv)
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("paddock sessions "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runtime := fs.String("runtime", "", "the agent (list: only its sessions; show, status: the session's)")
+	live := fs.Bool("live", false, "list: only sessions running now")
+	limit := fs.Int("limit", 50, "list: at most this many sessions; show: its newest messages, at most this many")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	c := app.HistoryCatalog(cfg, registry.Default(), newLogger(stderr, cfg.LogLevel))
+	if _, running := app.ServeRunning(cfg.DataDir); !running {
+		fmt.Fprintln(stderr, "paddock serve is not running: running means an agent process holds the session; what hooks report is not known")
+	}
+	if sub == "list" {
+		if fs.NArg() != 0 {
+			return errors.New("usage: paddock sessions list [--live] [--runtime R] [--limit N] [--json]")
+		}
+		c.Rescan(ctx)
+		var out []sessionJSON
+		for _, i := range c.All() {
+			if (*runtime != "" && i.Runtime != *runtime) || (*live && !i.Live) {
+				continue
+			}
+			if len(out) < *limit {
+				out = append(out, sessionJSONOf(i))
+			}
+		}
+		if *asJSON {
+			return printJSON(stdout, out)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tRUNNING\tUPDATED\tTITLE")
+		for _, s := range out {
+			fmt.Fprintf(tw, "%s:%s\t%v\t%s\t%s\n", s.Runtime, s.ID, s.Running, s.Updated.Local().Format("2006-01-02 15:04"), s.Title)
+		}
+		return tw.Flush()
+	}
+	if fs.NArg() != 1 || *runtime == "" {
+		return fmt.Errorf("usage: paddock sessions %s --runtime R [--json] ID", sub)
+	}
+	k := session.Key{Runtime: *runtime, ID: fs.Arg(0)}
+	info, err := c.Get(ctx, k)
+	if errors.Is(err, session.ErrNotFound) {
+		return fmt.Errorf("%s has no session %s", *runtime, k.ID)
+	}
+	if err != nil {
+		return err
+	}
+	s := sessionJSONOf(info)
+	if sub == "show" {
+		msgs, err := c.Messages(ctx, k)
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs[max(0, len(msgs)-*limit):] {
+			s.Messages = append(s.Messages, struct {
+				Role string    `json:"role"`
+				Text string    `json:"text"`
+				Time time.Time `json:"time,omitzero"`
+			}{m.Role, m.Text, m.Time.UTC()})
+		}
+	}
+	if *asJSON {
+		return printJSON(stdout, s)
+	}
+	fmt.Fprintf(stdout, "%s:%s  %s\n  running: %v", s.Runtime, s.ID, s.Title, s.Running)
+	if s.PID != 0 {
+		fmt.Fprintf(stdout, " (pid %d)", s.PID)
+	}
+	fmt.Fprintf(stdout, "\n  workspace: %s\n  updated: %s\n", s.Cwd, s.Updated.Local().Format("2006-01-02 15:04"))
+	for _, m := range s.Messages {
+		fmt.Fprintf(stdout, "\n%s:\n%s\n", roleName(m.Role), m.Text)
+	}
+	return nil
+}
+
+func roleName(r string) string {
+	if r == session.RoleAssistant {
+		return "Assistant"
+	}
+	return "User"
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
