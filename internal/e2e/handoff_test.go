@@ -4,13 +4,20 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"paddock/internal/testkit/agentenv"
+	"paddock/internal/testkit/agenttest"
 	"paddock/internal/testkit/mockmodel"
+	"paddock/internal/testkit/servetest"
 )
 
 // TestHandoffBetweenRealSessions: the work of one real Claude Code
@@ -116,4 +123,104 @@ func messagesOf(t *testing.T, api *apiClient, id string) string {
 		b.WriteString(m.Role + ": " + m.Text + "\n")
 	}
 	return b.String()
+}
+
+// hostingServeTwo is hostingServe with two agents configured in one HOME
+// (as on a developer's machine): serve's environment holds both, and
+// both have paddock's hooks.
+func hostingServeTwo(t *testing.T, ctx context.Context, a, b agenttest.CLI) (map[agenttest.CLI]*agenttest.Agent, *servetest.Server, *apiClient) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("E2E_REQUIRED") != "" {
+			t.Fatal("tmux not installed (E2E_REQUIRED is set)")
+		}
+		t.Skip("tmux not installed: hosted sessions need it")
+	}
+	mock, err := mockmodel.Start(ctx, mockmodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mock.Close() })
+	home := t.TempDir()
+	agents := map[agenttest.CLI]*agenttest.Agent{}
+	var env []string
+	have := map[string]bool{}
+	for _, cli := range []agenttest.CLI{a, b} {
+		switch cli {
+		case agenttest.Claude:
+			_ = os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+		case agenttest.Pi:
+			_ = os.MkdirAll(filepath.Join(home, ".pi", "agent"), 0o755)
+		}
+		setup, err := agentenv.New(cli, agentenv.Config{Home: home, Cwd: filepath.Join(home, string(cli)), ModelURL: mock.URL(), Bin: agenttest.Bin(t, cli)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		agents[cli] = agenttest.FromSetup(setup)
+		for _, kv := range setup.Env {
+			k, _, _ := strings.Cut(kv, "=")
+			if !have[k] && k != "PATH" {
+				have[k] = true
+				env = append(env, kv)
+			}
+		}
+	}
+	env = append(env, "PATH="+filepath.Dir(agents[a].Argv[0])+string(os.PathListSeparator)+filepath.Dir(agents[b].Argv[0])+string(os.PathListSeparator)+os.Getenv("PATH"))
+	srv := servetest.StartEnv(t, home, env)
+	t.Cleanup(func() { killHostedTmux(t, srv.DataDir) })
+	install := exec.Command(servetest.Binary(t), "hooks", "install", "--runtime", string(a)+","+string(b), "--data-dir", srv.DataDir)
+	install.Env = append(slices.Clone(env), "HOME="+home)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("paddock hooks install: %v\n%s", err, out)
+	}
+	return agents, srv, newAPIClient(t, srv)
+}
+
+// TestHandoffAcrossAgents hands a real Claude Code session's work to a
+// real Codex session paddock hosts: the template arrives in Codex's own
+// history (its rollout), and Codex answers it.
+func TestHandoffAcrossAgents(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	agents, _, api := hostingServeTwo(t, ctx, agenttest.Claude, agenttest.Codex)
+	source := createHosted(t, api, agenttest.Claude, agents[agenttest.Claude].Cwd, "the kiwi build is broken since the upgrade").ID
+	until(t, 90*time.Second, "Claude's first reply", func() (bool, string) {
+		msgs := messagesOf(t, api, source)
+		return strings.Contains(msgs, mockmodel.PlainReply(1)), msgs
+	})
+	createHosted(t, api, agenttest.Codex, agents[agenttest.Codex].Cwd, "hello paddock one")
+	var target string
+	until(t, 60*time.Second, "Codex's session named and answered", func() (bool, string) {
+		s, ok := api.liveSession("codex")
+		if !ok || strings.HasPrefix(s.ID, "pending-") || s.State != "waiting" {
+			return false, fmt.Sprintf("%+v", s)
+		}
+		target = s.ID
+		return true, ""
+	})
+	var out struct {
+		Delivered bool
+		Reply     string
+	}
+	status, err := api.post("/api/v1/handoff", map[string]any{"source": "claude:" + source, "target": "codex:" + target,
+		"task": "Fix the kiwi build", "wait": true, "timeout_seconds": 90}, &out)
+	if err != nil || status != http.StatusOK || !out.Delivered {
+		t.Fatalf("handoff to Codex: %d %v %+v", status, err, out)
+	}
+	if out.Reply != mockmodel.PlainReply(2) {
+		t.Errorf("Codex's reply %q, want %q", out.Reply, mockmodel.PlainReply(2))
+	}
+	until(t, 30*time.Second, "the hand-off in Codex's own history", func() (bool, string) {
+		var page struct{ Messages []struct{ Role, Text string } }
+		if err := api.get("/api/v1/sessions/codex/"+target+"/messages", &page); err != nil {
+			return false, err.Error()
+		}
+		for _, m := range page.Messages {
+			if m.Role == "user" && strings.HasPrefix(m.Text, "## Session handoff") && strings.Contains(m.Text, "`claude:"+source+"`") &&
+				strings.Contains(m.Text, "the kiwi build is broken since the upgrade") {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%+v", page)
+	})
 }

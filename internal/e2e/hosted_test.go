@@ -312,52 +312,7 @@ func TestHostedOtherAgents(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
 			agent, _, api, _ := hostingServeCLI(t, ctx, cli)
-			var created struct {
-				Key, ID string
-				Prompt  struct {
-					Delivered  bool
-					By, Reason string
-					Screen     string `json:"screen_tail"`
-				}
-			}
-			status, err := api.post("/api/v1/sessions", map[string]any{"runtime": string(cli), "workdir": agent.Cwd, "prompt": "hello hosted agent"}, &created)
-			if cli == agenttest.Codex && err == nil && status == http.StatusCreated && created.Prompt.Delivered {
-				// A slow start can show Codex's input before its one-time
-				// "Hooks need review" question: the prompt went in, then
-				// the question comes up. The user answers it (key bar).
-				var sc struct{ Screen string }
-				for range 50 {
-					if _ = api.get("/api/v1/sessions/codex/"+created.ID+"/screen", &sc); strings.Contains(sc.Screen, "Hooks need review") {
-						break
-					}
-					time.Sleep(200 * time.Millisecond)
-				}
-				if strings.Contains(sc.Screen, "Hooks need review") {
-					if status, _ := api.post("/api/v1/sessions/codex/"+created.ID+"/keys", map[string]any{"keys": []string{"Down", "Enter"}}, nil); status != http.StatusOK {
-						t.Fatalf("keys: %d", status)
-					}
-				}
-			}
-			if cli == agenttest.Codex && err == nil && status == http.StatusCreated && !created.Prompt.Delivered {
-				// Codex asks once whether to trust the new hooks: paddock
-				// typed nothing into that question and said so; the user
-				// answers it from the key bar ("2. Trust all and continue").
-				if !strings.Contains(created.Prompt.Reason, "trust the hooks") {
-					t.Fatalf("codex first prompt: %+v, want the hook-trust question named", created.Prompt)
-				}
-				if status, _ := api.post("/api/v1/sessions/codex/"+created.ID+"/keys", map[string]any{"keys": []string{"Down", "Enter"}}, nil); status != http.StatusOK {
-					t.Fatalf("keys: %d", status)
-				}
-				var d struct{ Delivered bool }
-				until(t, 30*time.Second, "first prompt after trusting", func() (bool, string) {
-					status, err := api.post("/api/v1/sessions/codex/"+created.ID+"/message", map[string]any{"text": "hello hosted agent"}, &d)
-					return err == nil && status == http.StatusOK && d.Delivered, fmt.Sprint(status, d, err)
-				})
-				created.Prompt.Delivered, created.Prompt.By = true, "a message once its hooks were trusted"
-			}
-			if err != nil || status != http.StatusCreated || !created.Prompt.Delivered {
-				t.Fatalf("create: %d %+v %v", status, created, err)
-			}
+			created := createHosted(t, api, cli, agent.Cwd, "hello hosted agent")
 			t.Logf("%s: first prompt delivered by %s", cli, created.Prompt.By)
 			// The card's key may change once the agent names its session.
 			var key string
@@ -535,4 +490,61 @@ func TestHostedRestartReuseSleep(t *testing.T) {
 		return o.Session.State == "idle" && o.Health != nil && o.Health.Alive, fmt.Sprintf("%+v", o.Session)
 	})
 	screen("the name after reconnecting", "paddock-restart-e2e")
+}
+
+// hostedCreated is POST /api/v1/sessions' answer.
+type hostedCreated struct {
+	Key, ID string
+	Prompt  struct {
+		Delivered  bool
+		By, Reason string
+		Screen     string `json:"screen_tail"`
+	}
+}
+
+// createHosted starts cli in paddock's terminal with its first prompt.
+// Codex asks once whether to trust the hooks paddock installed: that is
+// answered as the user would, from the key bar, and the prompt sent then.
+func createHosted(t *testing.T, api *apiClient, cli agenttest.CLI, workdir, prompt string) hostedCreated {
+	t.Helper()
+	var created hostedCreated
+	status, err := api.post("/api/v1/sessions", map[string]any{"runtime": string(cli), "workdir": workdir, "prompt": prompt}, &created)
+	if cli == agenttest.Codex && err == nil && status == http.StatusCreated && created.Prompt.Delivered {
+		// A slow start can show Codex's input before its one-time
+		// "Hooks need review" question: the prompt went in, then
+		// the question comes up. The user answers it (key bar).
+		var sc struct{ Screen string }
+		for range 50 {
+			if _ = api.get("/api/v1/sessions/codex/"+created.ID+"/screen", &sc); strings.Contains(sc.Screen, "Hooks need review") {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if strings.Contains(sc.Screen, "Hooks need review") {
+			if status, _ := api.post("/api/v1/sessions/codex/"+created.ID+"/keys", map[string]any{"keys": []string{"Down", "Enter"}}, nil); status != http.StatusOK {
+				t.Fatalf("keys: %d", status)
+			}
+		}
+	}
+	if cli == agenttest.Codex && err == nil && status == http.StatusCreated && !created.Prompt.Delivered {
+		// Codex asks once whether to trust the new hooks: paddock
+		// typed nothing into that question and said so; the user
+		// answers it from the key bar ("2. Trust all and continue").
+		if !strings.Contains(created.Prompt.Reason, "trust the hooks") {
+			t.Fatalf("codex first prompt: %+v, want the hook-trust question named", created.Prompt)
+		}
+		if status, _ := api.post("/api/v1/sessions/codex/"+created.ID+"/keys", map[string]any{"keys": []string{"Down", "Enter"}}, nil); status != http.StatusOK {
+			t.Fatalf("keys: %d", status)
+		}
+		var d struct{ Delivered bool }
+		until(t, 30*time.Second, "first prompt after trusting", func() (bool, string) {
+			status, err := api.post("/api/v1/sessions/codex/"+created.ID+"/message", map[string]any{"text": prompt}, &d)
+			return err == nil && status == http.StatusOK && d.Delivered, fmt.Sprint(status, d, err)
+		})
+		created.Prompt.Delivered, created.Prompt.By = true, "a message once its hooks were trusted"
+	}
+	if err != nil || status != http.StatusCreated || !created.Prompt.Delivered {
+		t.Fatalf("create: %d %+v %v", status, created, err)
+	}
+	return created
 }
