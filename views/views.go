@@ -163,11 +163,14 @@ type Session struct {
 	AutoResume bool
 	// Busy says how the agent takes a message typed while it works ("" when
 	// it is not working).
-	Busy   string
-	Note   string // why paddock chose the state (a resume that reported nothing)
-	Freed  string // "312 MB" freed when it was put to sleep
-	Runs   []Run  // earlier sessions of the same card, newest first
-	Health *Health
+	Busy string
+	Note string // why paddock chose the state (a resume that reported nothing)
+	// HandedOff says where this session's work was last handed off to
+	// ("" when never).
+	HandedOff string
+	Freed     string // "312 MB" freed when it was put to sleep
+	Runs      []Run  // earlier sessions of the same card, newest first
+	Health    *Health
 	// Pending are this session's prompts and questions waiting on the
 	// user, oldest first.
 	Pending []Approval

@@ -147,6 +147,12 @@ func (s *Server) handOff(ctx context.Context, req handoffRequest, who string) (h
 		return out, newError(http.StatusBadGateway, "not_delivered", "The hand-off did not reach the target: "+d.Reason+". Nothing was delivered.")
 	}
 	s.log.Info("session handed off", "source", source.String(), "target", target.String(), "characters", out.Characters, "by", who)
+	if s.opts.Audit != nil {
+		// Kept: the source's page says where its work went.
+		if err := s.opts.Audit.Audit(ctx, s.opts.Now(), who, auditHandoff, handoffDetail(source, target)); err != nil {
+			s.log.Warn("hand-off not recorded", "source", source.String(), "error", err)
+		}
+	}
 	if req.Wait {
 		out.Reply, out.TimedOut = s.waitReply(ctx, target, before, req.TimeoutSeconds)
 	}
@@ -215,4 +221,31 @@ func (s *Server) waitReply(ctx context.Context, target session.Key, before, seco
 		case <-tick.C:
 		}
 	}
+}
+
+// auditHandoff is the audit log's action for a hand-off; its detail is
+// handoffDetail.
+const auditHandoff = "session.handoff"
+
+func handoffDetail(source, target session.Key) string {
+	return "source=" + source.String() + " target=" + target.String()
+}
+
+// handedOff says where k's work was last handed off to, from the audit
+// log ("" when never, or without one).
+func (s *Server) handedOff(ctx context.Context, k session.Key) string {
+	if s.opts.Audit == nil {
+		return ""
+	}
+	entries, err := s.opts.Audit.AuditLog(ctx, auditLimit)
+	if err != nil {
+		return ""
+	}
+	prefix := "source=" + k.String() + " target="
+	for _, e := range entries { // newest first
+		if t, ok := strings.CutPrefix(e.Detail, prefix); ok && e.Action == auditHandoff {
+			return "Handed off to " + t + " " + relTime(s.opts.Now(), e.At) + "."
+		}
+	}
+	return ""
 }

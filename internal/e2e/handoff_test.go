@@ -102,6 +102,9 @@ func TestHandoffBetweenRealSessions(t *testing.T) {
 		msgs := messagesOf(t, api, target)
 		return strings.Contains(msgs, "**Task:** Write the kiwi release notes"), msgs
 	})
+	// The source's page says where its work went (kept in the audit log).
+	ph.step("the source's page again", chromedp.Reload())
+	ph.poll("handed off", `document.querySelector('[data-testid="handed-off"]')?.textContent.startsWith("Handed off to claude:`+target+`")`)
 
 	// Found by what it said: the query's top hit is the source.
 	var byQuery struct{ Source string }

@@ -45,9 +45,11 @@ type Options struct {
 	API API
 	// Self is the calling agent's own session, when known: it is never a
 	// hand-off's target.
-	Self    string
-	Version string
-	Now     func() time.Time
+	Self string
+	// DefaultAgent is the agent sessions_create starts when none is named.
+	DefaultAgent string
+	Version      string
+	Now          func() time.Time
 }
 
 // API is what the tools ask of paddock serve.
@@ -333,7 +335,7 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 
 type createIn struct {
 	Workspace string `json:"workspace" jsonschema:"the project directory the agent works in"`
-	AIID      string `json:"ai_id,omitempty" jsonschema:"the agent: claude, codex, opencode, pi or kimi (default claude)"`
+	AIID      string `json:"ai_id,omitempty" jsonschema:"the agent, by the name sessions_list shows (default: the first agent paddock knows)"`
 	Prompt    string `json:"prompt,omitempty" jsonschema:"its first prompt"`
 }
 
@@ -348,7 +350,7 @@ func (t *tools) create(ctx context.Context, _ *mcp.CallToolRequest, in createIn)
 	}
 	rt := in.AIID
 	if rt == "" {
-		rt = "claude"
+		rt = t.o.DefaultAgent
 	}
 	var res struct {
 		ID      string `json:"id"`

@@ -122,7 +122,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any,
 func TestTools(t *testing.T) {
 	c, index, home := fixture(t)
 	api := &fakeAPI{}
-	cs := connect(t, Options{Catalog: c, IndexPath: index, Workspace: home, Forbidden: c.WatchDirs(), API: api, Self: "claude:me"})
+	cs := connect(t, Options{Catalog: c, IndexPath: index, Workspace: home, Forbidden: c.WatchDirs(), API: api, Self: "claude:me", DefaultAgent: "claude"})
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
