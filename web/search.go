@@ -105,18 +105,6 @@ func hitURL(h search.Hit) string {
 	return sessionURL(h.Key) + "?" + url.Values{"at": {strconv.Itoa(h.Seq)}}.Encode() + "#m-" + strconv.Itoa(h.Seq)
 }
 
-type hitJSON struct {
-	Runtime string        `json:"runtime"`
-	ID      string        `json:"id"`
-	Title   string        `json:"title,omitempty"`
-	Cwd     string        `json:"cwd,omitempty"`
-	Seq     int           `json:"seq"`
-	Role    string        `json:"role"`
-	Time    time.Time     `json:"time"`
-	Snippet []search.Part `json:"snippet"`
-	URL     string        `json:"url"`
-}
-
 // categorySession is one session of a task search.
 type categorySession struct {
 	Runtime string    `json:"runtime"`
@@ -155,10 +143,11 @@ func (s *Server) apiSearch(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]hitJSON, 0, len(hits))
+	out := make([]search.Record, 0, len(hits))
 	for _, h := range hits {
-		out = append(out, hitJSON{Runtime: h.Key.Runtime, ID: h.Key.ID, Title: h.Title, Cwd: h.Cwd, Seq: h.Seq, Role: h.Role,
-			Time: h.At.UTC(), Snippet: h.Snippet, URL: hitURL(h)})
+		r := h.Record()
+		r.URL = hitURL(h)
+		out = append(out, r)
 	}
 	p := s.opts.Search.Progress()
 	return c.JSON(http.StatusOK, map[string]any{"hits": out, "index": map[string]any{"ready": p.Ready, "indexed": p.Indexed, "total": p.Total}})

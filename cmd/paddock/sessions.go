@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -96,23 +95,11 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer, g
 		fmt.Fprintln(stderr, "paddock serve is not running: the index is as its last run left it")
 	}
 	if *asJSON {
-		type hit struct {
-			Runtime string        `json:"runtime"`
-			ID      string        `json:"id"`
-			Title   string        `json:"title,omitempty"`
-			Cwd     string        `json:"cwd,omitempty"`
-			Seq     int           `json:"seq"`
-			Role    string        `json:"role"`
-			Time    time.Time     `json:"time"`
-			Snippet []search.Part `json:"snippet"`
-		}
-		out := make([]hit, 0, len(hits))
+		out := make([]search.Record, 0, len(hits))
 		for _, h := range hits {
-			out = append(out, hit{h.Key.Runtime, h.Key.ID, h.Title, h.Cwd, h.Seq, h.Role, h.At.UTC(), h.Snippet})
+			out = append(out, h.Record())
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return printJSON(stdout, out)
 	}
 	if len(hits) == 0 {
 		fmt.Fprintln(stdout, "no message matches")
@@ -123,16 +110,8 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer, g
 		if title == "" {
 			title = "(untitled)"
 		}
-		var b strings.Builder
-		for _, p := range h.Snippet {
-			if p.Match {
-				b.WriteString("[" + p.Text + "]")
-			} else {
-				b.WriteString(p.Text)
-			}
-		}
 		fmt.Fprintf(stdout, "%s  #%d %s  %s  %s\n    %s\n", h.Key, h.Seq, h.Role, h.At.Local().Format("2006-01-02 15:04"), title,
-			strings.Join(strings.Fields(b.String()), " "))
+			strings.Join(strings.Fields(h.Marked()), " "))
 	}
 	return nil
 }

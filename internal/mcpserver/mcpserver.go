@@ -192,15 +192,7 @@ func (t *tools) keyword(ctx context.Context, _ *mcp.CallToolRequest, in keywordI
 		return nil, out, err
 	}
 	for _, h := range hits {
-		var b strings.Builder
-		for _, p := range h.Snippet {
-			if p.Match {
-				b.WriteString("[" + p.Text + "]")
-			} else {
-				b.WriteString(p.Text)
-			}
-		}
-		out.Hits = append(out.Hits, Hit{SessionID: h.Key.String(), Title: h.Title, Role: h.Role, Index: h.Seq, Time: h.At.UTC(), Excerpt: b.String()})
+		out.Hits = append(out.Hits, Hit{SessionID: h.Key.String(), Title: h.Title, Role: h.Role, Index: h.Seq, Time: h.At.UTC(), Excerpt: h.Marked()})
 	}
 	return nil, out, nil
 }

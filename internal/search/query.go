@@ -44,8 +44,39 @@ type Hit struct {
 
 // Part is a stretch of a snippet, matched or not.
 type Part struct {
-	Text  string
-	Match bool
+	Text  string `json:"text"`
+	Match bool   `json:"match,omitempty"`
+}
+
+// Record is a hit as the API and the command line print it (JSON).
+type Record struct {
+	Runtime string    `json:"runtime"`
+	ID      string    `json:"id"`
+	Title   string    `json:"title,omitempty"`
+	Cwd     string    `json:"cwd,omitempty"`
+	Seq     int       `json:"seq"`
+	Role    string    `json:"role"`
+	Time    time.Time `json:"time"`
+	Snippet []Part    `json:"snippet"`
+	URL     string    `json:"url,omitempty"` // where the web opens it
+}
+
+// Record is h for printing.
+func (h Hit) Record() Record {
+	return Record{Runtime: h.Key.Runtime, ID: h.Key.ID, Title: h.Title, Cwd: h.Cwd, Seq: h.Seq, Role: h.Role, Time: h.At.UTC(), Snippet: h.Snippet}
+}
+
+// Marked is the snippet as text, the matched words in [brackets].
+func (h Hit) Marked() string {
+	var b strings.Builder
+	for _, p := range h.Snippet {
+		if p.Match {
+			b.WriteString("[" + p.Text + "]")
+		} else {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
 }
 
 // Snippet markers: control characters a conversation's text does not
