@@ -416,6 +416,8 @@ func (s *Server) sessionView(ctx context.Context, e board.Entry, r board.Recent)
 		Total:        r.Total,
 	}
 	v.CanResume = v.Card.CanResume
+	// In every render of the head, the page's and the live updates'.
+	v.HandedOff = s.handedOff(ctx, e.Key())
 	v.CanDelete = e.Over() && e.Info.Path != ""
 	v.Pending = s.pendingViews(e.Key())
 	if askedIn(v.Pending)[v.Card.URL] {

@@ -54,7 +54,6 @@ func (s *Server) sessionPage(c *echo.Context) error {
 		_ = s.opts.Board.MarkRead(ctx, k)
 	}
 	v := s.sessionView(ctx, e, r)
-	v.HandedOff = s.handedOff(ctx, k)
 	if raw := c.QueryParam("at"); raw != "" {
 		// Opened at a message (a search hit, #m-N names it): the page
 		// around it rather than the newest.
