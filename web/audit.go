@@ -17,6 +17,7 @@ import (
 // store).
 type AuditReader interface {
 	AuditLog(ctx context.Context, limit int) ([]store.AuditEntry, error)
+	LatestAudit(ctx context.Context, action, prefix string) (store.AuditEntry, bool, error)
 	Audit(ctx context.Context, at time.Time, actor, action, detail string) error
 }
 

@@ -232,20 +232,16 @@ func handoffDetail(source, target session.Key) string {
 }
 
 // handedOff says where k's work was last handed off to, from the audit
-// log ("" when never, or without one).
+// log ("" when never, or without one). It runs with every render of the
+// session's head: one row is read, not the log.
 func (s *Server) handedOff(ctx context.Context, k session.Key) string {
 	if s.opts.Audit == nil {
 		return ""
 	}
-	entries, err := s.opts.Audit.AuditLog(ctx, auditLimit)
-	if err != nil {
+	prefix := "source=" + k.String() + " target="
+	e, ok, err := s.opts.Audit.LatestAudit(ctx, auditHandoff, prefix)
+	if err != nil || !ok {
 		return ""
 	}
-	prefix := "source=" + k.String() + " target="
-	for _, e := range entries { // newest first
-		if t, ok := strings.CutPrefix(e.Detail, prefix); ok && e.Action == auditHandoff {
-			return "Handed off to " + t + " " + relTime(s.opts.Now(), e.At) + "."
-		}
-	}
-	return ""
+	return "Handed off to " + strings.TrimPrefix(e.Detail, prefix) + " " + relTime(s.opts.Now(), e.At) + "."
 }

@@ -13,8 +13,8 @@ import (
 //
 //	subagent    in a team: a member (its history names a parent) or a lead with members
 //	github      its title or first prompt speaks of GitHub work: github.com, a pull
-//	            request ("PR", "pull request"), a number (#123, "issue 12"), the gh
-//	            command, a merge conflict or a rebase
+//	            request ("PR", "pull request"), a number ("#" and digits, or the
+//	            word issue and digits), the gh command, a merge conflict or a rebase
 //	hosted      it runs, or ran, in paddock's own terminal
 //	live        an agent process or a hook says it runs now ("background" is the same)
 //	untitled    it has a prompt but no title of its own (no custom, AI or summary

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -52,4 +54,21 @@ func (s *Store) AuditLog(ctx context.Context, limit int) ([]AuditEntry, error) {
 		return nil, fmt.Errorf("store: read audit log: %w", err)
 	}
 	return out, nil
+}
+
+// LatestAudit is the newest entry of action whose detail starts with
+// prefix; ok is false when there is none. One indexed row, not the log.
+func (s *Store) LatestAudit(ctx context.Context, action, prefix string) (e AuditEntry, ok bool, err error) {
+	var at int64
+	err = s.db.QueryRowContext(ctx,
+		`SELECT id, at, actor, action, detail FROM audit_log WHERE action = ? AND instr(detail, ?) = 1 ORDER BY id DESC LIMIT 1`,
+		action, prefix).Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Detail)
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, false, nil
+	}
+	if err != nil {
+		return e, false, fmt.Errorf("store: read audit log: %w", err)
+	}
+	e.At = fromMS(at)
+	return e, true, nil
 }
