@@ -3,7 +3,10 @@
 // they hold no logic beyond layout and never reach into domain packages.
 package views
 
-import "html/template"
+import (
+	"html/template"
+	"strings"
+)
 
 // Assets are the content-addressed URLs every page links to.
 type Assets struct {
@@ -50,6 +53,11 @@ type Card struct {
 	// DialogTool and DialogSummary describe an open approval or question.
 	DialogTool    string
 	DialogSummary string
+	// Found is where the board's search words were found inside the
+	// conversation, for a card whose own lines do not hold them; FoundURL
+	// opens the session at that message.
+	Found    Marked
+	FoundURL string
 	// swap is the hx-swap-oob of a card sent alone over the websocket.
 	swap string
 }
@@ -293,4 +301,38 @@ type AuditEntry struct {
 	Action   string `json:"action"`
 	Detail   string `json:"detail"`
 	Decision bool   `json:"-"` // a decision on an agent's prompt or question
+}
+
+// Marked is text whose found words stand between MarkOpen and MarkClose:
+// a string, so that a Card stays comparable (pushes send only cards that
+// changed).
+type Marked string
+
+// The marks of a Marked text: control characters, never in shown text.
+const (
+	MarkOpen  = "\x02"
+	MarkClose = "\x03"
+)
+
+// Parts splits m at its marks.
+func (m Marked) Parts() []SnippetPart {
+	var out []SnippetPart
+	s := string(m)
+	for s != "" {
+		open := strings.Index(s, MarkOpen)
+		if open < 0 {
+			return append(out, SnippetPart{Text: s})
+		}
+		if open > 0 {
+			out = append(out, SnippetPart{Text: s[:open]})
+		}
+		s = s[open+len(MarkOpen):]
+		end := strings.Index(s, MarkClose)
+		if end < 0 {
+			return append(out, SnippetPart{Text: s, Match: true})
+		}
+		out = append(out, SnippetPart{Text: s[:end], Match: true})
+		s = s[end+len(MarkClose):]
+	}
+	return out
 }

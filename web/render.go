@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -233,13 +234,22 @@ func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 		b.Indexing = indexingNote(s.opts.Search.Progress())
 	}
 	shown := es
+	var found map[session.Key]search.Hit
 	if b.Filtered {
 		q := board.LowerQuery(f.Query)
+		found = s.foundInConversations(f)
 		shown = nil
 		for i := range es {
-			if boardKeeps(f, q, &es[i]) {
-				shown = append(shown, es[i])
+			e := &es[i]
+			if !boardKeeps(f, e) {
+				continue
 			}
+			if e.Matches(q) {
+				delete(found, e.Key()) // its own lines say why it is here
+			} else if _, ok := found[e.Key()]; !ok {
+				continue
+			}
+			shown = append(shown, *e)
 		}
 	}
 	slots := board.Teams(shown, s.opts.Now())
@@ -259,6 +269,9 @@ func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 	for _, sl := range slots[from:to] {
 		c := s.card(shown[sl.Index])
 		c.TeamSize, c.Member = sl.Team, sl.Member
+		if h, ok := found[shown[sl.Index].Key()]; ok {
+			c.Found, c.FoundURL = marked(h.Snippet), hitURL(h)
+		}
 		b.Cards = append(b.Cards, c)
 	}
 	if to < len(slots) {
@@ -287,11 +300,40 @@ func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 
 var errBoardMoved = newError(http.StatusConflict, "board_moved", "The card this page continues from has left the board; reload the board.")
 
-// boardKeeps applies the board's filter to one entry; q is f.Query as
-// board.LowerQuery makes it.
-func boardKeeps(f views.BoardFilter, q string, e *board.Entry) bool {
+// boardKeeps applies the board's agent, project and live filters to one
+// entry (the words are matched by the caller).
+func boardKeeps(f views.BoardFilter, e *board.Entry) bool {
 	return (f.Agent == "" || e.Info.Runtime == f.Agent) && (f.Project == "" || e.Info.Project == f.Project) &&
-		(!f.Live || !e.Over()) && e.Matches(q)
+		(!f.Live || !e.Over())
+}
+
+// boardFound is how many sessions the board's search box finds by their
+// conversations, besides those whose own lines match: the search page
+// lists every hit.
+const boardFound = 100
+
+// foundInConversations is, for a board searched by words, each session
+// whose conversation holds them, with its best message. Without an index,
+// or words it cannot search, the board matches the sessions' own lines
+// only.
+func (s *Server) foundInConversations(f views.BoardFilter) map[session.Key]search.Hit {
+	if s.opts.Search == nil || strings.TrimSpace(f.Query) == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	hits, err := s.opts.Search.Search(ctx, search.Query{Text: f.Query, Runtime: f.Agent, PerSession: true, Limit: boardFound})
+	if err != nil {
+		if !errors.Is(err, search.ErrEmptyQuery) {
+			s.log.Warn("board search inside conversations failed", "error", err)
+		}
+		return nil
+	}
+	out := make(map[session.Key]search.Hit, len(hits))
+	for _, h := range hits {
+		out[h.Key] = h
+	}
+	return out
 }
 
 // boardQuery is f (and the page's last card) as a query string.
@@ -545,4 +587,19 @@ func indexingNote(p search.Progress) string {
 		return ""
 	}
 	return fmt.Sprintf("(indexing: %d of %d sessions)", p.Indexed, p.Total)
+}
+
+// marked is a snippet as a view's Marked text; a mark inside the
+// conversation's own text is dropped so it cannot open a false match.
+func marked(ps []search.Part) views.Marked {
+	var b strings.Builder
+	for _, p := range ps {
+		t := strings.NewReplacer(views.MarkOpen, "", views.MarkClose, "").Replace(p.Text)
+		if p.Match {
+			b.WriteString(views.MarkOpen + t + views.MarkClose)
+		} else {
+			b.WriteString(t)
+		}
+	}
+	return views.Marked(b.String())
 }

@@ -224,11 +224,18 @@ func groupHits(hits []search.Hit, label func(string) string) []views.SearchGroup
 			}
 			out = append(out, views.SearchGroup{Title: title, Agent: label(h.Key.Runtime), Project: session.ShortProject(h.Cwd, ""), URL: sessionURL(h.Key)})
 		}
-		hv := views.SearchHit{URL: hitURL(h), Role: h.Role, TimeISO: h.At.UTC().Format(time.RFC3339), TimeText: h.At.Format("2 Jan 2006 15:04")}
-		for _, p := range h.Snippet {
-			hv.Parts = append(hv.Parts, views.SnippetPart{Text: p.Text, Match: p.Match})
-		}
+		hv := views.SearchHit{URL: hitURL(h), Role: h.Role, TimeISO: h.At.UTC().Format(time.RFC3339), TimeText: h.At.Format("2 Jan 2006 15:04"),
+			Parts: snippetParts(h.Snippet)}
 		out[i].Hits = append(out[i].Hits, hv)
+	}
+	return out
+}
+
+// snippetParts is a hit's snippet for a view.
+func snippetParts(ps []search.Part) []views.SnippetPart {
+	out := make([]views.SnippetPart, len(ps))
+	for i, p := range ps {
+		out[i] = views.SnippetPart{Text: p.Text, Match: p.Match}
 	}
 	return out
 }

@@ -187,3 +187,36 @@ func TestTaskSearch(t *testing.T) {
 		t.Errorf("the page's github sessions: %s", page)
 	}
 }
+
+// TestBoardSearchBoxFindsConversations: the board's search box also finds
+// a session whose words are only inside its conversation, and that card
+// shows the matching line, linked to its message; a card whose own lines
+// match shows none; the agent filter still applies.
+func TestBoardSearchBoxFindsConversations(t *testing.T) {
+	r := newRig(t)
+	tok := r.pair()
+	h := r.srv.Handler()
+	writeClaudeSession(t, r.claudeDir, sessionB, "rotate the credentials", "Rotate them with the vault CLI, then restart")
+	waitFor(t, func() bool {
+		hits, err := r.index.Search(context.Background(), search.Query{Text: "vault"})
+		return err == nil && len(hits) == 1
+	})
+	page := r.do(h, http.MethodGet, "/?q=vault", withCookie(tok)).Body.String()
+	if n := strings.Count(page, `data-testid="card"`); n != 1 || !strings.Contains(page, `data-key="claude:`+sessionB+`"`) {
+		t.Fatalf("board searched for a word of the answer shows %d cards: %s", n, page)
+	}
+	for _, want := range []string{`data-testid="card-found"`, `<mark>vault</mark>`, `href="/s/claude/` + sessionB + `?at=1#m-1"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the found card lacks %q", want)
+		}
+	}
+	// Found by its own first prompt: no conversation line needed.
+	page = r.do(h, http.MethodGet, "/?q=credentials", withCookie(tok)).Body.String()
+	if !strings.Contains(page, `data-key="claude:`+sessionB+`"`) || strings.Contains(page, `data-testid="card-found"`) {
+		t.Errorf("a card matching by its prompt: %s", page)
+	}
+	page = r.do(h, http.MethodGet, "/?q=vault&agent=codex", withCookie(tok)).Body.String()
+	if strings.Contains(page, `data-testid="card"`) {
+		t.Errorf("the agent filter let a Claude session through")
+	}
+}

@@ -190,7 +190,9 @@ func TestSearch(t *testing.T) {
 		{"until", Query{Text: "login", Until: t0.Add(15 * time.Minute)}, []string{"claude:a#0"}},
 		{"only these sessions", Query{Text: "login", Only: []session.Key{kB}}, []string{"codex:b#1"}},
 		{"only none", Query{Text: "login", Only: []session.Key{}}, nil},
-		{"limit", Query{Text: "login", Limit: 1}, nil}, // one hit, checked below
+		{"limit", Query{Text: "login", Limit: 1}, nil},                 // one hit, checked below
+		{"every hit", Query{Text: "the"}, nil},                         // six, checked below
+		{"one per session", Query{Text: "the", PerSession: true}, nil}, // three, checked below
 		{"no match", Query{Text: "xylophone"}, nil},
 	}
 	for _, tc := range tests {
@@ -203,6 +205,21 @@ func TestSearch(t *testing.T) {
 			case "limit":
 				if len(got) != 1 {
 					t.Errorf("%d hits, want 1", len(got))
+				}
+				return
+			case "every hit":
+				if len(got) != 6 {
+					t.Errorf("%d hits %q, want 6", len(got), got)
+				}
+				return
+			case "one per session":
+				var ks []string
+				for _, g := range got {
+					ks = append(ks, g[:strings.IndexByte(g, '#')])
+				}
+				slices.Sort(ks)
+				if !slices.Equal(ks, []string{"claude:a", "claude:c", "codex:b"}) {
+					t.Errorf("got %q, want one hit in each session", got)
 				}
 				return
 			}

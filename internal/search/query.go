@@ -27,8 +27,11 @@ type Query struct {
 	Until   time.Time   // only messages before then
 	// Only restricts the search to these sessions (say, the live ones);
 	// nil means all.
-	Only  []session.Key
-	Limit int // default 30, at most 200
+	Only []session.Key
+	// PerSession keeps each session's best hit only, so that Limit
+	// counts sessions (the board's search box lists sessions).
+	PerSession bool
+	Limit      int // default 30, at most 200
 }
 
 // Hit is one matching message.
@@ -153,6 +156,12 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		args = append(args, from)
 	}
 	top := `SELECT m.rowid AS id, m.rank AS r, m.at AS at` + matching + ` ORDER BY r, at DESC LIMIT ?`
+	if q.PerSession {
+		// SQLite gives the bare columns of a min() group the values of
+		// the row holding the minimum: each session's best message.
+		top = `SELECT m.rowid AS id, min(m.rank) AS r, m.at AS at` + matching +
+			` GROUP BY m.rowid >> ` + strconv.Itoa(seqBits) + ` ORDER BY r, at DESC LIMIT ?`
+	}
 	args = append(args, limit, match)
 	sql := `WITH top AS (` + top + `)
 		SELECT s.runtime, s.id, s.title, s.cwd, top.id, m.role, top.at,
