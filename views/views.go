@@ -58,6 +58,9 @@ type Card struct {
 	// opens the session at that message.
 	Found    Marked
 	FoundURL string
+	// HandedOff names the agent this session's work was last handed
+	// off to ("" when never).
+	HandedOff string
 	// swap is the hx-swap-oob of a card sent alone over the websocket.
 	swap string
 }
@@ -188,6 +191,9 @@ type Session struct {
 	// HandoffTargets are the running sessions paddock hosts that this
 	// one's work can be handed to (none: no Hand off sheet).
 	HandoffTargets []Option
+	// HandoffStarts are the agents a hand-off can start a new session of,
+	// in this session's directory, with the hand-off as its first prompt.
+	HandoffStarts []Option
 	// CanDelete: not running, so its history may be deleted (after a
 	// confirmation).
 	CanDelete bool

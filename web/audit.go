@@ -18,6 +18,7 @@ import (
 type AuditReader interface {
 	AuditLog(ctx context.Context, limit int) ([]store.AuditEntry, error)
 	LatestAudit(ctx context.Context, action, prefix string) (store.AuditEntry, bool, error)
+	AuditOf(ctx context.Context, action string, limit int) ([]store.AuditEntry, error)
 	Audit(ctx context.Context, at time.Time, actor, action, detail string) error
 }
 

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/board"
 	"paddock/internal/handoff"
+	"paddock/internal/hosted"
 	"paddock/internal/search"
 	"paddock/internal/session"
 	"paddock/views"
@@ -30,6 +33,16 @@ type handoffRequest struct {
 	// TimeoutSeconds bounds the wait for the target's reply (default
 	// 600, at most 600).
 	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
+	// Start, instead of a Target, starts a new session paddock hosts
+	// and hands the work to it as its first prompt.
+	Start *handoffStart `json:"start,omitempty"`
+}
+
+// handoffStart is the new session a hand-off starts: its agent, and its
+// directory (default: the source's).
+type handoffStart struct {
+	Runtime string `json:"runtime"`
+	Workdir string `json:"workdir,omitempty"`
 }
 
 type handoffResult struct {
@@ -39,7 +52,9 @@ type handoffResult struct {
 	Queued     bool   `json:"queued,omitempty"`
 	Characters int    `json:"characters"`
 	Message    string `json:"message"`
-	Reply      string `json:"reply,omitempty"`
+	// Started: the target is a session the hand-off started.
+	Started bool   `json:"started,omitempty"`
+	Reply   string `json:"reply,omitempty"`
 	// TimedOut: waited for the reply and none came in time.
 	TimedOut bool `json:"timed_out,omitempty"`
 }
@@ -74,12 +89,18 @@ func (s *Server) handoffFromPage(c *echo.Context) error {
 		return err
 	}
 	req := handoffRequest{Source: k.String(), Target: postForm(c, "target"), Task: postForm(c, "task"), Query: postForm(c, "query")}
+	if rt, ok := strings.CutPrefix(req.Target, newTargetPrefix); ok {
+		req.Target, req.Start = "", &handoffStart{Runtime: rt}
+	}
 	out, err := s.handOff(c.Request().Context(), req, by(c))
 	if err != nil {
 		return s.result(c, err)
 	}
 	text := "Handed off to " + out.Target + ": delivered."
-	if out.Queued {
+	switch {
+	case out.Started:
+		text = "Started " + out.Target + " with the hand-off as its first prompt."
+	case out.Queued:
 		text = "Handed off to " + out.Target + ": it takes the message when its turn ends."
 	}
 	return s.render(c, http.StatusOK, views.SendResult(views.Result{OK: true, Text: text}))
@@ -91,9 +112,19 @@ func (s *Server) handOff(ctx context.Context, req handoffRequest, who string) (h
 	if s.opts.Hosting == nil {
 		return out, errNoHosting
 	}
-	target, ok := parseKey(req.Target)
-	if !ok {
-		return out, newError(http.StatusBadRequest, "bad_target", `target is the receiving session as "runtime:id".`)
+	var target session.Key
+	switch {
+	case req.Start != nil && req.Target != "":
+		return out, newError(http.StatusBadRequest, "bad_target", "Give a target or start, not both.")
+	case req.Start != nil:
+		if !slices.Contains(s.opts.Hosting.Installed(), req.Start.Runtime) {
+			return out, newError(http.StatusBadRequest, "bad_runtime", "start.runtime is an agent installed here: "+strings.Join(s.opts.Hosting.Installed(), ", ")+".")
+		}
+	default:
+		var ok bool
+		if target, ok = parseKey(req.Target); !ok {
+			return out, newError(http.StatusBadRequest, "bad_target", `target is the receiving session as "runtime:id" (or start a new one with start).`)
+		}
 	}
 	if strings.TrimSpace(req.Task) == "" {
 		return out, newError(http.StatusBadRequest, "no_task", "Say what the other session should do (task).")
@@ -105,13 +136,15 @@ func (s *Server) handOff(ctx context.Context, req handoffRequest, who string) (h
 	if source == target {
 		return out, newError(http.StatusBadRequest, "same_session", "A session cannot hand its work to itself: choose another target.")
 	}
-	te, err := s.opts.Board.Get(ctx, target)
-	if err != nil {
-		return out, err
-	}
-	if te.Card == nil || te.Card.TerminalID == "" || te.Over() {
-		return out, newError(http.StatusConflict, "target_not_running",
-			"The target is not running in paddock's terminal: resume it or start a session (POST /api/v1/sessions), then hand off to it.")
+	var te board.Entry
+	if req.Start == nil {
+		if te, err = s.opts.Board.Get(ctx, target); err != nil {
+			return out, err
+		}
+		if te.Card == nil || te.Card.TerminalID == "" || te.Over() {
+			return out, newError(http.StatusConflict, "target_not_running",
+				"The target is not running in paddock's terminal: resume it, or start a new session with the hand-off (start: {runtime}).")
+		}
 	}
 	se, err := s.opts.Board.Get(ctx, source)
 	if err != nil {
@@ -132,21 +165,39 @@ func (s *Server) handOff(ctx context.Context, req handoffRequest, who string) (h
 		return out, err
 	}
 	before := 0
-	if req.Wait {
-		if m, err := s.opts.Board.Messages(ctx, te); err == nil {
-			before = len(m)
+	var d hosted.Delivery
+	if req.Start != nil {
+		// A new session takes the hand-off as its first prompt, delivered
+		// and checked as any prompt it is started with.
+		dir := req.Start.Workdir
+		if dir == "" {
+			dir = se.Dir()
+		}
+		created, err := s.opts.Hosting.Create(ctx, hosted.Request{Runtime: req.Start.Runtime, Workdir: dir, Prompt: text, Parent: source.String()})
+		if err != nil {
+			return out, err
+		}
+		target = created.Key
+		if created.Prompt != nil {
+			d = *created.Prompt
+		}
+	} else {
+		if req.Wait {
+			if m, err := s.opts.Board.Messages(ctx, te); err == nil {
+				before = len(m)
+			}
+		}
+		if d, err = s.opts.Hosting.Send(ctx, *te.Card, text); err != nil {
+			return out, err
 		}
 	}
-	d, err := s.opts.Hosting.Send(ctx, *te.Card, text)
-	if err != nil {
-		return out, err
-	}
 	out = handoffResult{Source: source.String(), Target: target.String(), Delivered: d.Delivered, Queued: d.Queued,
-		Characters: len([]rune(text)), Message: text}
+		Characters: len([]rune(text)), Message: text, Started: req.Start != nil}
 	if !d.Delivered && !d.Queued {
 		return out, newError(http.StatusBadGateway, "not_delivered", "The hand-off did not reach the target: "+d.Reason+". Nothing was delivered.")
 	}
 	s.log.Info("session handed off", "source", source.String(), "target", target.String(), "characters", out.Characters, "by", who)
+	s.handoffs.set(source, target)
 	if s.opts.Audit != nil {
 		// Kept: the source's page says where its work went.
 		if err := s.opts.Audit.Audit(ctx, s.opts.Now(), who, auditHandoff, handoffDetail(source, target)); err != nil {
@@ -244,4 +295,70 @@ func (s *Server) handedOff(ctx context.Context, k session.Key) string {
 		return ""
 	}
 	return "Handed off to " + strings.TrimPrefix(e.Detail, prefix) + " " + relTime(s.opts.Now(), e.At) + "."
+}
+
+// newTargetPrefix marks, in the page's Hand off sheet, the choice of a
+// new session of an agent ("new:codex") rather than a running one.
+const newTargetPrefix = "new:"
+
+// handoffMarks is the target each session's work was last handed off to:
+// read once from the audit log, then kept as hand-offs happen, so that
+// the board's cards say so without a query per card.
+type handoffMarks struct {
+	mu     sync.Mutex
+	loaded bool
+	to     map[session.Key]session.Key
+}
+
+// handoffMarksRead is how many of the audit log's newest hand-offs the
+// board's marks start from.
+const handoffMarksRead = 2000
+
+func (m *handoffMarks) set(source, target session.Key) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.to == nil {
+		m.to = map[session.Key]session.Key{}
+	}
+	m.to[source] = target
+}
+
+// handedOffTo is where k's work was last handed off to.
+func (s *Server) handedOffTo(k session.Key) (session.Key, bool) {
+	m := &s.handoffs
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.loaded && s.opts.Audit != nil {
+		m.loaded = true
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		es, err := s.opts.Audit.AuditOf(ctx, auditHandoff, handoffMarksRead)
+		if err != nil {
+			s.log.Warn("hand-offs not read: the board does not mark them", "error", err)
+		}
+		if m.to == nil {
+			m.to = map[session.Key]session.Key{}
+		}
+		// Newest first: a session's newest hand-off (or one made since
+		// serve started) is the one kept.
+		for _, e := range es {
+			src, tgt, ok := parseHandoffDetail(e.Detail)
+			if _, newer := m.to[src]; ok && !newer {
+				m.to[src] = tgt
+			}
+		}
+	}
+	t, ok := m.to[k]
+	return t, ok
+}
+
+// parseHandoffDetail reads handoffDetail back.
+func parseHandoffDetail(d string) (source, target session.Key, ok bool) {
+	src, tgt, found := strings.Cut(strings.TrimPrefix(d, "source="), " target=")
+	if !found || !strings.HasPrefix(d, "source=") {
+		return source, target, false
+	}
+	source, ok1 := parseKey(src)
+	target, ok2 := parseKey(tgt)
+	return source, target, ok1 && ok2
 }

@@ -172,6 +172,9 @@ func (s *Server) card(e board.Entry) views.Card {
 		State:       class,
 		StateLabel:  label,
 	}
+	if t, ok := s.handedOffTo(in.Key()); ok {
+		v.HandedOff = s.opts.Agents.Label(t.Runtime)
+	}
 	if c := e.Card; c != nil {
 		v.Attention = string(c.Attention)
 		v.Terminal = c.Terminal
@@ -473,6 +476,13 @@ func (s *Server) sessionView(ctx context.Context, e board.Entry, r board.Recent)
 					title = o.Key().ID
 				}
 				v.HandoffTargets = append(v.HandoffTargets, views.Option{Value: o.Key().String(), Label: s.opts.Agents.Label(o.Info.Runtime) + " · " + title})
+			}
+		}
+		// No running target needed: the hand-off can start one, in this
+		// session's directory.
+		if e.Dir() != "" {
+			for _, rt := range s.opts.Hosting.Installed() {
+				v.HandoffStarts = append(v.HandoffStarts, views.Option{Value: newTargetPrefix + rt, Label: "A new " + s.opts.Agents.Label(rt) + " session here"})
 			}
 		}
 	}

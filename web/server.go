@@ -76,6 +76,9 @@ type Server struct {
 	started time.Time
 	https   *echo.Echo
 	plain   *echo.Echo
+	// handoffs is where each session's work was last handed off to,
+	// for the board's cards.
+	handoffs handoffMarks
 }
 
 // New builds both handlers. Run must be called for live updates.

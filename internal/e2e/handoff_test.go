@@ -105,6 +105,9 @@ func TestHandoffBetweenRealSessions(t *testing.T) {
 	// The source's page says where its work went (kept in the audit log).
 	ph.step("the source's page again", chromedp.Reload())
 	ph.poll("handed off", `document.querySelector('[data-testid="handed-off"]')?.textContent.startsWith("Handed off to claude:`+target+`")`)
+	// And so does its card on the board.
+	ph.step("the board", chromedp.Navigate(base+"/"))
+	ph.poll("the card marked", `document.querySelector('[data-key="claude:`+source+`"] [data-testid="card-handed-off"]')?.textContent === "handed off to Claude"`)
 
 	// Found by what it said: the query's top hit is the source.
 	var byQuery struct{ Source string }
@@ -225,5 +228,23 @@ func TestHandoffAcrossAgents(t *testing.T) {
 			}
 		}
 		return false, fmt.Sprintf("%+v", page)
+	})
+
+	// No running target: the hand-off starts one (here Codex's work to
+	// a new Claude Code session), its first prompt the template.
+	var started struct {
+		Target             string
+		Started, Delivered bool
+	}
+	status, err = api.post("/api/v1/handoff", map[string]any{"source": "codex:" + target, "task": "Review the kiwi fix",
+		"start": map[string]any{"runtime": "claude", "workdir": agents[agenttest.Claude].Cwd}}, &started)
+	id, ok := strings.CutPrefix(started.Target, "claude:")
+	if err != nil || status != http.StatusOK || !started.Started || !started.Delivered || !ok || id == source {
+		t.Fatalf("handoff starting Claude Code: %d %v %+v", status, err, started)
+	}
+	until(t, 90*time.Second, "the hand-off as the new session's first prompt, answered", func() (bool, string) {
+		msgs := messagesOf(t, api, id)
+		return strings.HasPrefix(msgs, "user: ## Session handoff") && strings.Contains(msgs, "**From session:** `codex:"+target+"`") &&
+			strings.Contains(msgs, "**Task:** Review the kiwi fix") && strings.Contains(msgs, mockmodel.PlainReply(1)), msgs
 	})
 }

@@ -31,11 +31,20 @@ func (s *Store) Audit(ctx context.Context, at time.Time, actor, action, detail s
 
 // AuditLog returns the newest limit entries, newest first.
 func (s *Store) AuditLog(ctx context.Context, limit int) ([]AuditEntry, error) {
-	if limit <= 0 {
+	return s.audits(ctx, `SELECT id, at, actor, action, detail FROM audit_log ORDER BY id DESC LIMIT ?`, limit)
+}
+
+// AuditOf returns the newest limit entries of one action, newest first.
+func (s *Store) AuditOf(ctx context.Context, action string, limit int) ([]AuditEntry, error) {
+	return s.audits(ctx, `SELECT id, at, actor, action, detail FROM audit_log WHERE action = ? ORDER BY id DESC LIMIT ?`, action, limit)
+}
+
+// audits runs a query of audit entries whose last argument is the limit.
+func (s *Store) audits(ctx context.Context, query string, args ...any) ([]AuditEntry, error) {
+	if args[len(args)-1].(int) <= 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT id, at, actor, action, detail FROM audit_log ORDER BY id DESC LIMIT ?`, limit)
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: read audit log: %w", err)
 	}

@@ -28,4 +28,11 @@ func TestLatestAudit(t *testing.T) {
 	if _, ok, err := s.LatestAudit(ctx, "session.handoff", "source=claude:z target="); ok || err != nil {
 		t.Errorf("none: %v %v", ok, err)
 	}
+	got, err := s.AuditOf(ctx, "session.handoff", 2)
+	if err != nil || len(got) != 2 || got[0].Detail != "source=claude:a target=codex:3" || got[1].Detail != "source=claude:ab target=codex:2" {
+		t.Errorf("AuditOf, newest two: %+v %v", got, err)
+	}
+	if all, err := s.AuditLog(ctx, 10); err != nil || len(all) != 4 || all[0].Action != "pair" {
+		t.Errorf("AuditLog: %+v %v", all, err)
+	}
 }
