@@ -23,12 +23,22 @@ import (
 const sessionsUsage = `usage: paddock sessions list [--live] [--runtime R] [--limit N] [--json]
        paddock sessions show|status --runtime R [--limit N] [--json] ID
        paddock sessions search [--runtime R] [--session ID] [--project P] [--since T] [--until T] [--limit N] [--json] WORDS...
-       paddock sessions export --runtime R [--format F] [--tools] -o FILE [--force] ID`
+       paddock sessions export --runtime R [--format F] [--tools] -o FILE [--force] ID
+       paddock sessions create --runtime R [--workdir DIR] [--name NAME] [PROMPT...]
+       paddock sessions handoff (--to RUNTIME:ID | --start RUNTIME) (--from RUNTIME:ID | --query WORDS | --category C) --task TEXT [--wait]`
 
-// cmdSessions is `paddock sessions`: search and export for now.
+// cmdSessions is `paddock sessions`: list, show, status, search, export,
+// create and handoff.
 func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	if len(args) > 0 && args[0] == "export" {
-		return cmdExport(ctx, args[1:], stdout, stderr, getenv)
+	if len(args) > 0 {
+		switch args[0] {
+		case "export":
+			return cmdExport(ctx, args[1:], stdout, stderr, getenv)
+		case "create":
+			return cmdSessionsCreate(ctx, args[1:], stdout, stderr, getenv)
+		case "handoff":
+			return cmdSessionsHandoff(ctx, args[1:], stdout, stderr, getenv)
+		}
 	}
 	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "status") {
 		return cmdSessionsRead(ctx, args[0], args[1:], stdout, stderr, getenv)

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -40,9 +42,9 @@ func sessionJSONOf(i session.Info) sessionJSON {
 		Prompts: i.PromptCount, Created: i.Created.UTC(), Updated: i.Updated.UTC()}
 }
 
-// cmdSessionsRead is `paddock sessions list|show|status`, read from the
-// agents' histories and the process table (what hooks tell paddock serve
-// is on its board).
+// cmdSessionsRead is `paddock sessions list|show|status`: asked of paddock
+// serve when it runs (its board holds what hooks report), else read from
+// the agents' histories and the process table.
 func cmdSessionsRead(ctx context.Context, sub string, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cfg, err := config.Default(getenv)
 	if err != nil {
@@ -50,6 +52,7 @@ func cmdSessionsRead(ctx context.Context, sub string, args []string, stdout, std
 	}
 	fs := flag.NewFlagSet("paddock sessions "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "paddock's data directory (where a running serve is found)")
 	runtime := fs.String("runtime", "", "the agent (list: only its sessions; show, status: the session's)")
 	live := fs.Bool("live", false, "list: only sessions running now")
 	limit := fs.Int("limit", 50, "list: at most this many sessions; show: its newest messages, at most this many")
@@ -57,14 +60,32 @@ func cmdSessionsRead(ctx context.Context, sub string, args []string, stdout, std
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	c := app.HistoryCatalog(cfg, registry.Default(), newLogger(stderr, cfg.LogLevel))
-	if _, running := app.ServeRunning(cfg.DataDir); !running {
-		fmt.Fprintln(stderr, "paddock serve is not running: running means an agent process holds the session; what hooks report is not known")
+	if sub == "list" && fs.NArg() != 0 {
+		return errors.New("usage: paddock sessions list [--live] [--runtime R] [--limit N] [--json]")
 	}
-	if sub == "list" {
-		if fs.NArg() != 0 {
-			return errors.New("usage: paddock sessions list [--live] [--runtime R] [--limit N] [--json]")
+	var id string
+	if sub != "list" {
+		if fs.NArg() != 1 {
+			return fmt.Errorf("usage: paddock sessions %s --runtime R [--json] ID", sub)
 		}
+		if *runtime, id = trimKey(*runtime, fs.Arg(0)); *runtime == "" {
+			return fmt.Errorf("usage: paddock sessions %s --runtime R [--json] ID (or RUNTIME:ID)", sub)
+		}
+	}
+	if *limit < 1 || *limit > 1000 {
+		return errors.New("--limit is from 1 to 1000")
+	}
+	// With serve running, ask it: its board holds what hooks report.
+	client, err := newServeClient(ctx, cfg, getenv("PADDOCK_TOKEN"), true, stderr)
+	if err != nil {
+		return err
+	}
+	if client != nil {
+		return askSessions(ctx, client, sub, *runtime, id, *live, *limit, *asJSON, stdout)
+	}
+	c := app.HistoryCatalog(cfg, registry.Default(), newLogger(stderr, cfg.LogLevel))
+	fmt.Fprintln(stderr, "paddock serve is not running: running means an agent process holds the session; what hooks report is not known")
+	if sub == "list" {
 		c.Rescan(ctx)
 		var out []sessionJSON
 		for _, i := range c.All() {
@@ -85,10 +106,7 @@ func cmdSessionsRead(ctx context.Context, sub string, args []string, stdout, std
 		}
 		return tw.Flush()
 	}
-	if fs.NArg() != 1 || *runtime == "" {
-		return fmt.Errorf("usage: paddock sessions %s --runtime R [--json] ID", sub)
-	}
-	k := session.Key{Runtime: *runtime, ID: fs.Arg(0)}
+	k := session.Key{Runtime: *runtime, ID: id}
 	info, err := c.Get(ctx, k)
 	if errors.Is(err, session.ErrNotFound) {
 		return fmt.Errorf("%s has no session %s", *runtime, k.ID)
@@ -135,4 +153,89 @@ func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// askSessions is list, show and status answered by paddock serve: the
+// API's own records (--json prints them as the API gives them).
+func askSessions(ctx context.Context, c *serveClient, sub, runtime, id string, live bool, limit int, asJSON bool, stdout io.Writer) error {
+	type record struct {
+		Runtime, ID, Title, Cwd, State string
+		Live                           bool
+		PID                            int
+		Updated                        time.Time
+	}
+	if sub == "list" {
+		q := url.Values{"limit": {strconv.Itoa(limit)}}
+		if runtime != "" {
+			q.Set("runtime", runtime)
+		}
+		if live {
+			q.Set("live", "true")
+		}
+		var page struct {
+			Sessions []json.RawMessage `json:"sessions"`
+		}
+		if err := c.get(ctx, "/api/v1/sessions?"+q.Encode(), &page); err != nil {
+			return err
+		}
+		if page.Sessions == nil {
+			page.Sessions = []json.RawMessage{}
+		}
+		if asJSON {
+			return printJSON(stdout, page.Sessions)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tSTATE\tUPDATED\tTITLE")
+		for _, raw := range page.Sessions {
+			var r record
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return err
+			}
+			fmt.Fprintf(tw, "%s:%s\t%s\t%s\t%s\n", r.Runtime, r.ID, r.State, r.Updated.Local().Format("2006-01-02 15:04"), r.Title)
+		}
+		return tw.Flush()
+	}
+	base := "/api/v1/sessions/" + url.PathEscape(runtime) + "/" + url.PathEscape(id)
+	var one struct {
+		Session json.RawMessage `json:"session"`
+	}
+	if err := c.get(ctx, base, &one); err != nil {
+		return err
+	}
+	var msgs []json.RawMessage
+	if sub == "show" {
+		var page struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		if err := c.get(ctx, base+"/messages?limit="+strconv.Itoa(limit), &page); err != nil {
+			return err
+		}
+		msgs = page.Messages
+	}
+	if asJSON {
+		if sub == "status" {
+			return printJSON(stdout, one.Session)
+		}
+		if msgs == nil {
+			msgs = []json.RawMessage{}
+		}
+		return printJSON(stdout, map[string]any{"session": one.Session, "messages": msgs})
+	}
+	var r record
+	if err := json.Unmarshal(one.Session, &r); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s:%s  %s\n  state: %s", r.Runtime, r.ID, r.Title, r.State)
+	if r.PID != 0 {
+		fmt.Fprintf(stdout, " (pid %d)", r.PID)
+	}
+	fmt.Fprintf(stdout, "\n  workspace: %s\n  updated: %s\n", r.Cwd, r.Updated.Local().Format("2006-01-02 15:04"))
+	for _, raw := range msgs {
+		var m struct{ Role, Text string }
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\n%s:\n%s\n", roleName(m.Role), m.Text)
+	}
+	return nil
 }

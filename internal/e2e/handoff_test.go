@@ -115,6 +115,25 @@ func TestHandoffBetweenRealSessions(t *testing.T) {
 		status, err := api.post("/api/v1/handoff", map[string]any{"query": "kiwi upgrade", "target": "claude:" + target, "task": "Check it again"}, &byQuery)
 		return err == nil && status == http.StatusOK && byQuery.Source == "claude:"+source, fmt.Sprint(status, err, byQuery)
 	})
+
+	// From the command line: create a session, then hand it the work and
+	// wait for its reply.
+	home := filepath.Dir(agent.Cwd)
+	code, said, errs := paddockCLI(t, home, srv.DataDir, nil, "sessions", "create", "--runtime", "claude", "--workdir", agent.Cwd, "hello", "paddock", "one")
+	created, ok := strings.CutPrefix(strings.Fields(said + " x x")[1], "claude:")
+	if code != 0 || !ok || !strings.Contains(said, "the prompt was delivered") {
+		t.Fatalf("sessions create: %d %q %q", code, said, errs)
+	}
+	until(t, 90*time.Second, "the first reply of the session the CLI created", func() (bool, string) {
+		msgs := messagesOf(t, api, created)
+		return strings.Contains(msgs, mockmodel.PlainReply(1)), msgs
+	})
+	code, said, errs = paddockCLI(t, home, srv.DataDir, nil, "sessions", "handoff", "--from", "claude:"+source, "--to", "claude:"+created,
+		"--task", "Ship the kiwi fix", "--wait", "--timeout", "90")
+	if code != 0 || !strings.HasPrefix(said, "handed off claude:"+source+" → claude:"+created) || !strings.Contains(said, "the hand-off was delivered") ||
+		!strings.Contains(said, "its reply:\n"+mockmodel.PlainReply(2)) {
+		t.Errorf("sessions handoff: %d %q %q", code, said, errs)
+	}
 }
 
 // messagesOf is a session's conversation through the API, as "role: text"
