@@ -17,7 +17,7 @@ import (
 	"paddock/internal/hookinstall"
 )
 
-const hooksUsage = "usage: paddock hooks install|uninstall|status [--runtime R] [--dry-run]"
+const hooksUsage = "usage: paddock hooks install|uninstall|status [--runtime R] [--mcp] [--dry-run]"
 
 // cmdHooks installs, removes or reports paddock's hooks in the agents'
 // own configs (internal/hookinstall does the editing).
@@ -42,6 +42,10 @@ func cmdHooks(_ context.Context, args []string, stdout, stderr io.Writer, getenv
 	if sub != "status" {
 		fs.BoolVar(&dryRun, "dry-run", false, "show what would change, as a diff, and write nothing")
 	}
+	mcp := false
+	if sub != "uninstall" {
+		fs.BoolVar(&mcp, "mcp", false, "also register paddock's MCP server (paddock mcp) with each agent that takes MCP servers, so agents can find, read and hand off sessions (uninstall always takes it out)")
+	}
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "paddock's data directory, passed to the hook command")
 	binary := fs.String("binary", "", "the paddock binary the hooks run (default: this one)")
 	claudeHTTP := fs.Bool("claude-http", false, "Claude Code posts most events straight to the hook listener (no process per event; its secret is written into settings.json, kept 0600)")
@@ -55,7 +59,7 @@ func cmdHooks(_ context.Context, args []string, stdout, stderr io.Writer, getenv
 	if cfg.DataDir, err = filepath.Abs(cfg.DataDir); err != nil {
 		return err
 	}
-	opts := hookinstall.Options{Specs: agents.InstallSpecs(), Binary: *binary, DataDir: cfg.DataDir, Env: getenv}
+	opts := hookinstall.Options{Specs: agents.InstallSpecs(), Binary: *binary, DataDir: cfg.DataDir, Env: getenv, MCP: mcp}
 	if opts.Binary == "" {
 		if opts.Binary, err = os.Executable(); err != nil {
 			return fmt.Errorf("cannot tell where this paddock binary is (%v); pass --binary", err)
@@ -95,6 +99,9 @@ func cmdHooks(_ context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	printHookResults(stdout, res, agents.Names(), mask)
+	if sub == "install" && !mcp && len(res) > 0 {
+		fmt.Fprintln(stdout, "To let the agents find, read and hand off sessions themselves, add --mcp: it registers paddock's MCP server with those that take MCP servers.")
+	}
 	if err != nil {
 		return errors.New("some agents were not changed (see above)")
 	}

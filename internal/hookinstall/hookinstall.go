@@ -8,8 +8,9 @@
 // (<file>.paddock-backup-<time>) and lands by an atomic rename that keeps
 // the file's mode, a config that does not parse is left alone with an error
 // naming the file and line, and a dry run writes nothing. It never starts,
-// stops or talks to an agent, and it writes no file outside the agents'
-// config directories.
+// stops or talks to an agent, and it writes no file but the agents' own
+// config files (their config directories, and Claude Code's .claude.json,
+// which holds its MCP servers).
 //
 // What paddock installs for each agent — which files, which events — is
 // that agent's Spec, in its own package (internal/agent/<name>): this
@@ -61,6 +62,10 @@ type Options struct {
 	// Off by default: see the package comment.
 	HTTPHooks bool
 	Secret    string
+
+	// MCP also registers paddock's MCP server (`paddock mcp`) with each
+	// agent that takes MCP servers, in that agent's own MCP config.
+	MCP bool
 }
 
 // Env is Options with defaults applied and checked: what an agent's Spec
@@ -74,6 +79,7 @@ type Env struct {
 	now             func() time.Time
 	httpHooks       bool
 	secret          string
+	mcp             bool
 }
 
 // Resolve checks o and applies its defaults: the Env every Spec is given.
@@ -83,7 +89,7 @@ func resolve(o Options) (*Env, error) {
 	if len(o.Specs) == 0 {
 		return nil, errors.New("hookinstall: no agent to hook into (Options.Specs)")
 	}
-	r := &Env{specs: o.Specs, binary: o.Binary, dataDir: o.DataDir, hookPort: o.HookPort, home: o.Home, env: o.Env, now: o.Now, httpHooks: o.HTTPHooks, secret: o.Secret}
+	r := &Env{specs: o.Specs, binary: o.Binary, dataDir: o.DataDir, hookPort: o.HookPort, home: o.Home, env: o.Env, now: o.Now, httpHooks: o.HTTPHooks, secret: o.Secret, mcp: o.MCP}
 	if r.env == nil {
 		r.env = os.Getenv
 	}

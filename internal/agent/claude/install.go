@@ -80,9 +80,9 @@ func hooks(e *hookinstall.Env) *jsonedit.Hooks {
 	return s
 }
 
-func installTargets(e *hookinstall.Env, dir string, _ bool) []hookinstall.Target {
+func installTargets(e *hookinstall.Env, dir string, install bool) []hookinstall.Target {
 	s := hooks(e)
-	return []hookinstall.Target{{
+	ts := []hookinstall.Target{{
 		Path: filepath.Join(dir, "settings.json"),
 		Base: []byte("{}\n"),
 		Mode: 0o600,
@@ -98,6 +98,27 @@ func installTargets(e *hookinstall.Env, dir string, _ bool) []hookinstall.Target
 			return res, nil
 		},
 	}}
+	if e.MCPTargets(install) {
+		argv := e.MCPArgv()
+		ts = append(ts, hookinstall.Target{
+			Path: mcpConfig(e, dir),
+			Base: []byte("{}\n"),
+			Mode: 0o600,
+			// The entry `claude mcp add --scope user` writes.
+			Edit: hookinstall.MCPJSON("mcpServers", jsonedit.Obj("type", "stdio", "command", argv[0], "args", argv[1:], "env", jsonedit.Obj()), e.IsOurMCPEntry),
+		})
+	}
+	return ts
+}
+
+// mcpConfig is where Claude Code keeps its user-wide MCP servers: the
+// .claude.json in $CLAUDE_CONFIG_DIR when that is set, else in the home
+// directory (not in ~/.claude).
+func mcpConfig(e *hookinstall.Env, dir string) string {
+	if e.Getenv("CLAUDE_CONFIG_DIR") != "" {
+		return filepath.Join(dir, ".claude.json")
+	}
+	return filepath.Join(e.Home(), ".claude.json")
 }
 
 func installNotes(e *hookinstall.Env) []string {
@@ -107,6 +128,9 @@ func installNotes(e *hookinstall.Env) []string {
 			"their secret header sits in settings.json, which paddock keeps at mode 0600. Everything else runs the relay command.")
 	} else {
 		n = append(n, "Every event runs paddock's relay command, which reads the hook secret from paddock's data dir; no secret is written into settings.json.")
+	}
+	if e.MCP() {
+		n = append(n, "paddock's MCP server is registered in "+mcpConfig(e, e.EnvDir("CLAUDE_CONFIG_DIR", ".claude"))+" (mcpServers.paddock): new sessions load it; `claude mcp list` shows it. Claude Code rewrites that file itself: edit it while no Claude Code runs, or check afterwards.")
 	}
 	return n
 }

@@ -37,13 +37,17 @@ func install() hookinstall.Spec {
 	}
 }
 
-func installTargets(e *hookinstall.Env, dir string, _ bool) []hookinstall.Target {
+func installTargets(e *hookinstall.Env, dir string, withMCP bool) []hookinstall.Target {
 	s := &jsonedit.Hooks{Nested: true, Ours: e.IsOurJSONHandler}
 	for _, ev := range hookEvents {
 		s.Events = append(s.Events, jsonedit.Event{Name: ev.name, Matcher: ev.matcher, Handler: jsonedit.Obj(
 			"type", "command", "command", e.Command(runtimeName, ev.name), "timeout", ev.timeout)})
 	}
 	notify := &notifyEdit{argv: append(e.RelayArgv(runtimeName), "notify"), ours: e.IsOurArgv}
+	var mcp *mcpTable
+	if e.MCPTargets(withMCP) {
+		mcp = &mcpTable{argv: e.MCPArgv(), ours: e.IsOurMCPArgv}
+	}
 	return []hookinstall.Target{
 		{
 			Path: filepath.Join(dir, "hooks.json"),
@@ -59,10 +63,22 @@ func installTargets(e *hookinstall.Env, dir string, _ bool) []hookinstall.Target
 			Mode: 0o600,
 			Edit: func(src []byte, _, install bool) (hookinstall.Edit, error) {
 				res, err := notify.edit(src, install)
-				if err == nil && install && hooksOff(src) {
+				if err != nil {
+					return res, err
+				}
+				if install && hooksOff(src) {
 					res.Notes = append(res.Notes, "config.toml turns hooks off ([features] hooks = false): Codex runs no hooks, paddock's included, until that is removed")
 				}
-				return res, err
+				if mcp == nil {
+					return res, nil
+				}
+				// One file, two edits: the MCP table's on the notify's result.
+				m, err := mcp.edit(res.Out, install)
+				if err != nil {
+					return m, err
+				}
+				res.Out, res.Ours, res.Notes = m.Out, res.Ours+m.Ours, append(res.Notes, m.Notes...)
+				return res, nil
 			},
 		},
 	}

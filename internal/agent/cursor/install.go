@@ -32,13 +32,13 @@ func install() hookinstall.Spec {
 	}
 }
 
-func installTargets(e *hookinstall.Env, dir string, _ bool) []hookinstall.Target {
+func installTargets(e *hookinstall.Env, dir string, install bool) []hookinstall.Target {
 	s := &jsonedit.Hooks{Nested: false, Ours: e.IsOurJSONHandler}
 	for _, ev := range hookEvents {
 		s.Events = append(s.Events, jsonedit.Event{Name: ev.name, Handler: jsonedit.Obj(
 			"command", e.Command(runtimeName, ev.name), "timeout", ev.timeout)})
 	}
-	return []hookinstall.Target{{
+	ts := []hookinstall.Target{{
 		Path: filepath.Join(dir, "hooks.json"),
 		Base: []byte("{\n  \"version\": 1\n}\n"),
 		Mode: 0o600,
@@ -46,4 +46,16 @@ func installTargets(e *hookinstall.Env, dir string, _ bool) []hookinstall.Target
 			return hookinstall.JSONEdit(s, src, install)
 		},
 	}}
+	if e.MCPTargets(install) {
+		// Cursor's user-wide MCP servers, which the editor and the agent
+		// CLI both read.
+		argv := e.MCPArgv()
+		ts = append(ts, hookinstall.Target{
+			Path: filepath.Join(dir, "mcp.json"),
+			Base: []byte("{}\n"),
+			Mode: 0o600,
+			Edit: hookinstall.MCPJSON("mcpServers", jsonedit.Obj("command", argv[0], "args", argv[1:]), e.IsOurMCPEntry),
+		})
+	}
+	return ts
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"paddock/internal/hookinstall"
+	"paddock/internal/hookinstall/jsonedit"
 	"paddock/internal/hookinstall/tomlscan"
 )
 
@@ -29,17 +30,28 @@ func install() hookinstall.Spec {
 	}
 }
 
-func installTargets(e *hookinstall.Env, dir string, _ bool) []hookinstall.Target {
+func installTargets(e *hookinstall.Env, dir string, install bool) []hookinstall.Target {
 	k := &tomlHooks{ours: e.IsOurCommand}
 	for _, ev := range hookEvents {
 		k.events = append(k.events, tomlHook{event: ev, command: e.Command(runtimeName, ev), timeout: hookinstall.StatusTimeout})
 	}
-	return []hookinstall.Target{{
+	ts := []hookinstall.Target{{
 		Path: filepath.Join(dir, "config.toml"),
 		Base: []byte{},
 		Mode: 0o600,
 		Edit: func(src []byte, _, install bool) (hookinstall.Edit, error) { return k.edit(src, install) },
 	}}
+	if e.MCPTargets(install) {
+		// Kimi's user-wide MCP servers: mcp.json beside config.toml.
+		argv := e.MCPArgv()
+		ts = append(ts, hookinstall.Target{
+			Path: filepath.Join(dir, "mcp.json"),
+			Base: []byte("{}\n"),
+			Mode: 0o600,
+			Edit: hookinstall.MCPJSON("mcpServers", jsonedit.Obj("command", argv[0], "args", argv[1:]), e.IsOurMCPEntry),
+		})
+	}
+	return ts
 }
 
 func installNotes(*hookinstall.Env) []string {

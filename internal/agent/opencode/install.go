@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"paddock/internal/hookinstall"
+	"paddock/internal/hookinstall/jsonedit"
 )
 
 // OpenCode has no hook config: paddock installs a plugin
@@ -26,8 +27,19 @@ func install() hookinstall.Spec {
 			return filepath.Join(e.Home(), ".config", "opencode")
 		},
 		Targets: func(e *hookinstall.Env, dir string, install bool) []hookinstall.Target {
-			return hookinstall.PluginTargets(dir, []string{"plugin", "plugins"}, "paddock.js",
+			ts := hookinstall.PluginTargets(dir, []string{"plugin", "plugins"}, "paddock.js",
 				hookinstall.WholeFile(e.Fill(plugin, runtimeName), pluginMarker), install)
+			if e.MCPTargets(install) {
+				// OpenCode's MCP servers are its config's "mcp" object; a
+				// local server's command is one argv list.
+				ts = append(ts, hookinstall.Target{
+					Path: filepath.Join(dir, "opencode.json"),
+					Base: []byte("{}\n"),
+					Mode: 0o600,
+					Edit: hookinstall.MCPJSON("mcp", jsonedit.Obj("type", "local", "command", e.MCPArgv(), "enabled", true), e.IsOurMCPEntry),
+				})
+			}
+			return ts
 		},
 		Notes: func(*hookinstall.Env) []string {
 			return []string{"OpenCode loads plugins when it starts: restart it. The plugin only reports; answering a permission from the phone needs the TUI started with --port so paddock can reach its HTTP server."}

@@ -278,6 +278,21 @@ func (n *Node) GetString(key string) (string, bool) {
 	return v.str, true
 }
 
+// Strings is an array of strings' values; ok is false for anything else
+// (nil included).
+func (n *Node) Strings() (vals []string, ok bool) {
+	if n == nil || n.kind != '[' {
+		return nil, false
+	}
+	for _, k := range n.kids {
+		if k.kind != '"' {
+			return nil, false
+		}
+		vals = append(vals, k.str)
+	}
+	return vals, true
+}
+
 // Kind is '{' for an object, '[' an array, '"' a string, '0' a number,
 // true, false or null.
 func (n *Node) Kind() byte { return n.kind }
