@@ -13,6 +13,7 @@ import (
 	"paddock/internal/catalog"
 	"paddock/internal/procscan"
 	"paddock/internal/session"
+	"paddock/internal/testkit/corpus"
 )
 
 const (
@@ -29,18 +30,18 @@ var benchRoot struct {
 	dir string
 
 	corpusBuilt bool
-	corpus      *corpus
+	corpus      *corpus.Corpus
 	corpusErr   error
 
 	previewBuilt bool
-	big, one     map[string]previewSession
+	big, one     map[string]corpus.Preview
 	previewErr   error
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if c := benchRoot.corpus; c != nil {
-		c.close()
+		c.Close()
 	}
 	if benchRoot.dir != "" {
 		os.RemoveAll(benchRoot.dir)
@@ -62,7 +63,7 @@ func benchDir() (string, error) {
 }
 
 // benchCorpus is the 10,000-session HOME, built on first use.
-func benchCorpus(b *testing.B) *corpus {
+func benchCorpus(b *testing.B) *corpus.Corpus {
 	b.Helper()
 	benchRoot.mu.Lock()
 	defer benchRoot.mu.Unlock()
@@ -70,7 +71,7 @@ func benchCorpus(b *testing.B) *corpus {
 		benchRoot.corpusBuilt = true
 		dir, err := benchDir()
 		if err == nil {
-			benchRoot.corpus, err = writeCorpus(filepath.Join(dir, "home"), splitCorpus(benchSessions))
+			benchRoot.corpus, err = corpus.Write(filepath.Join(dir, "home"), corpus.Split(benchSessions))
 		}
 		benchRoot.corpusErr = err
 	}
@@ -81,7 +82,7 @@ func benchCorpus(b *testing.B) *corpus {
 }
 
 // benchPreview is the HOME with the grown sessions, built on first use.
-func benchPreview(b *testing.B) (home string, big, one map[string]previewSession) {
+func benchPreview(b *testing.B) (home string, big, one map[string]corpus.Preview) {
 	b.Helper()
 	benchRoot.mu.Lock()
 	defer benchRoot.mu.Unlock()
@@ -92,7 +93,7 @@ func benchPreview(b *testing.B) (home string, big, one map[string]previewSession
 	home = filepath.Join(dir, "preview")
 	if !benchRoot.previewBuilt {
 		benchRoot.previewBuilt = true
-		benchRoot.big, benchRoot.one, benchRoot.previewErr = writePreview(paths{home}, previewSize)
+		benchRoot.big, benchRoot.one, benchRoot.previewErr = corpus.WritePreview(corpus.Paths{Home: home}, previewSize)
 	}
 	if benchRoot.previewErr != nil {
 		b.Fatal(benchRoot.previewErr)
@@ -105,15 +106,15 @@ func benchPreview(b *testing.B) (home string, big, one map[string]previewSession
 // are cleared.
 func useHome(tb testing.TB, home string) {
 	tb.Helper()
-	p := paths{home}
+	p := corpus.Paths{Home: home}
 	for k, v := range map[string]string{
 		"HOME":                home,
-		"CODEX_HOME":          p.codex(),
-		"KIMI_CODE_HOME":      p.kimi(),
-		"XDG_DATA_HOME":       p.xdgData(),
-		"OPENCODE_DATA_DIR":   p.opencode(),
-		"PI_CODING_AGENT_DIR": p.pi(),
-		"CURSOR_CONFIG_DIR":   p.cursor(),
+		"CODEX_HOME":          p.Codex(),
+		"KIMI_CODE_HOME":      p.Kimi(),
+		"XDG_DATA_HOME":       p.XDGData(),
+		"OPENCODE_DATA_DIR":   p.OpenCode(),
+		"PI_CODING_AGENT_DIR": p.Pi(),
+		"CURSOR_CONFIG_DIR":   p.Cursor(),
 	} {
 		tb.Setenv(k, v)
 	}
@@ -137,22 +138,22 @@ func scanners(claudeDir string, procs func(context.Context) ([]procscan.AgentPro
 // newCatalog builds the six scanners over home (as serve does, through
 // New) and a catalog over them, without its watcher.
 func newCatalog(home string, limit int) *catalog.Catalog {
-	return catalog.New(catalog.Options{Limit: limit, DisableWatch: true}, scanners(paths{home}.claude(), noProcesses)...)
+	return catalog.New(catalog.Options{Limit: limit, DisableWatch: true}, scanners(corpus.Paths{Home: home}.Claude(), noProcesses)...)
 }
 
 // checkNewest fails unless every runtime lists exactly its n newest
 // sessions of the corpus, and none failed.
-func checkNewest(tb testing.TB, c *catalog.Catalog, corp *corpus, n int) {
+func checkNewest(tb testing.TB, c *catalog.Catalog, corp *corpus.Corpus, n int) {
 	tb.Helper()
 	if errs := c.Errors(); len(errs) > 0 {
 		tb.Fatalf("runtimes failed: %+v", errs)
 	}
-	for _, rt := range runtimeOrder {
+	for _, rt := range corpus.Runtimes() {
 		var got []string
 		for _, info := range c.List(catalog.Filter{Runtime: rt}) {
 			got = append(got, info.ID)
 		}
-		want := slices.Clone(corp.newest[rt][:n])
+		want := slices.Clone(corp.Newest[rt][:n])
 		slices.Sort(got)
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
@@ -172,12 +173,12 @@ func checkNewest(tb testing.TB, c *catalog.Catalog, corp *corpus, n int) {
 // No process table is walked (noProcesses).
 func BenchmarkScanAll(b *testing.B) {
 	corp := benchCorpus(b)
-	useHome(b, corp.home)
+	useHome(b, corp.Home)
 	ctx := context.Background()
 	b.Run("cold", func(b *testing.B) {
 		var c *catalog.Catalog
 		for b.Loop() {
-			c = newCatalog(corp.home, benchLimit)
+			c = newCatalog(corp.Home, benchLimit)
 			c.Rescan(ctx)
 		}
 		checkNewest(b, c, corp, benchLimit)
@@ -187,13 +188,13 @@ func BenchmarkScanAll(b *testing.B) {
 	b.Run("cold-every", func(b *testing.B) {
 		var c *catalog.Catalog
 		for b.Loop() {
-			c = newCatalog(corp.home, 0)
+			c = newCatalog(corp.Home, 0)
 			c.Rescan(ctx)
 		}
 		b.ReportMetric(float64(len(c.All())), "sessions")
 	})
 	b.Run("unchanged-rescan-every", func(b *testing.B) {
-		c := newCatalog(corp.home, 0)
+		c := newCatalog(corp.Home, 0)
 		c.Rescan(ctx)
 		for b.Loop() {
 			c.Rescan(ctx)
@@ -211,7 +212,7 @@ func BenchmarkScanAll(b *testing.B) {
 		b.Run(sweep.name, func(b *testing.B) { benchSweep(b, corp, sweep.procs) })
 	}
 	b.Run("unchanged-rescan", func(b *testing.B) {
-		c := newCatalog(corp.home, benchLimit)
+		c := newCatalog(corp.Home, benchLimit)
 		c.Rescan(ctx)
 		checkNewest(b, c, corp, benchLimit)
 		for b.Loop() {
@@ -224,10 +225,10 @@ func BenchmarkScanAll(b *testing.B) {
 // benchSweep times Sweep on a running catalog whose files do not change.
 // Its fingerprint is never reused (ttl 0): periodic sweeps are 5 s apart,
 // longer than paddock's one-second reuse, so each walks the process table.
-func benchSweep(b *testing.B, corp *corpus, procs func(context.Context) ([]procscan.AgentProcess, error)) {
+func benchSweep(b *testing.B, corp *corpus.Corpus, procs func(context.Context) ([]procscan.AgentProcess, error)) {
 	ctx := context.Background()
 	c := catalog.New(catalog.Options{Limit: benchLimit, SweepInterval: time.Hour,
-		ProcessFingerprint: procscan.Fingerprints(procs, procscan.OpenFiles, 0, Default().HoldsHistoryOpen)}, scanners(paths{corp.home}.claude(), procs)...)
+		ProcessFingerprint: procscan.Fingerprints(procs, procscan.OpenFiles, 0, Default().HoldsHistoryOpen)}, scanners(corpus.Paths{Home: corp.Home}.Claude(), procs)...)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- c.Run(runCtx) }()
@@ -258,24 +259,24 @@ func BenchmarkPreview50MB(b *testing.B) {
 	ctx := context.Background()
 	for _, rt := range []string{"claude", "codex", "pi", "kimi"} {
 		s, single := big[rt], one[rt]
-		st, err := os.Stat(s.path)
+		st, err := os.Stat(s.Path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		perCopy, err := newCatalog(home, benchLimit).Messages(ctx, session.Key{Runtime: rt, ID: single.id})
+		perCopy, err := newCatalog(home, benchLimit).Messages(ctx, session.Key{Runtime: rt, ID: single.ID})
 		if err != nil || len(perCopy) == 0 {
 			b.Fatalf("%s: one copy has %d messages, %v", rt, len(perCopy), err)
 		}
 		b.Run(rt, func(b *testing.B) {
 			var msgs []session.Message
 			for b.Loop() {
-				msgs, err = newCatalog(home, benchLimit).Messages(ctx, session.Key{Runtime: rt, ID: s.id})
+				msgs, err = newCatalog(home, benchLimit).Messages(ctx, session.Key{Runtime: rt, ID: s.ID})
 				if err != nil {
 					b.Fatal(err)
 				}
 			}
-			if want := s.copies * len(perCopy); len(msgs) != want {
-				b.Fatalf("%d messages, want %d (%d copies of %d)", len(msgs), want, s.copies, len(perCopy))
+			if want := s.Copies * len(perCopy); len(msgs) != want {
+				b.Fatalf("%d messages, want %d (%d copies of %d)", len(msgs), want, s.Copies, len(perCopy))
 			}
 			b.ReportMetric(float64(st.Size())/(1<<20), "MB")
 			b.ReportMetric(float64(len(msgs)), "msgs")
@@ -307,8 +308,8 @@ func BenchmarkFirstPage50MB(b *testing.B) {
 	ctx := context.Background()
 	for _, rt := range []string{"claude", "codex", "pi", "kimi"} {
 		s := big[rt]
-		k := session.Key{Runtime: rt, ID: s.id}
-		st, err := os.Stat(s.path)
+		k := session.Key{Runtime: rt, ID: s.ID}
+		st, err := os.Stat(s.Path)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -328,7 +329,7 @@ func BenchmarkFirstPage50MB(b *testing.B) {
 					var total int
 					var all []catalog.Scanner // listed: kept across iterations
 					if listed {
-						all = scanners(paths{home}.claude(), noProcesses)
+						all = scanners(corpus.Paths{Home: home}.Claude(), noProcesses)
 					}
 					for b.Loop() {
 						var c *catalog.Catalog
@@ -379,37 +380,37 @@ func TestBenchCorpus(t *testing.T) {
 	home := t.TempDir()
 	const perRuntime, limit = 60, 20
 	counts := map[string]int{}
-	for _, rt := range runtimeOrder {
+	for _, rt := range corpus.Runtimes() {
 		counts[rt] = perRuntime
 	}
-	corp, err := writeCorpus(home, counts)
+	corp, err := corpus.Write(home, counts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { corp.close() })
+	t.Cleanup(func() { corp.Close() })
 	useHome(t, home)
 	c := newCatalog(home, limit)
 	c.Rescan(context.Background())
 	checkNewest(t, c, corp, limit)
 
 	preview := filepath.Join(home, "preview")
-	big, one, err := writePreview(paths{preview}, 1<<20)
+	big, one, err := corpus.WritePreview(corpus.Paths{Home: preview}, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	useHome(t, preview)
 	for rt, s := range big {
 		c := newCatalog(preview, limit)
-		single, err := c.Messages(context.Background(), session.Key{Runtime: rt, ID: one[rt].id})
+		single, err := c.Messages(context.Background(), session.Key{Runtime: rt, ID: one[rt].ID})
 		if err != nil || len(single) == 0 {
 			t.Fatalf("%s: %d messages, %v", rt, len(single), err)
 		}
-		msgs, err := c.Messages(context.Background(), session.Key{Runtime: rt, ID: s.id})
+		msgs, err := c.Messages(context.Background(), session.Key{Runtime: rt, ID: s.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.copies < 2 || len(msgs) != s.copies*len(single) {
-			t.Errorf("%s: %d messages from %d copies of %d", rt, len(msgs), s.copies, len(single))
+		if s.Copies < 2 || len(msgs) != s.Copies*len(single) {
+			t.Errorf("%s: %d messages from %d copies of %d", rt, len(msgs), s.Copies, len(single))
 		}
 		for i, m := range msgs {
 			if m.Role != session.RoleUser && m.Role != session.RoleAssistant || m.Text == "" {

@@ -19,6 +19,9 @@ var literalAllowed = map[string]string{
 	// CLIs (their npm packages, config files and command lines) for the
 	// end-to-end tests and the demo: it names the programs it runs.
 	"internal/testkit/agentenv/": "drives the real CLIs by name",
+	// The benchmark corpus copies each agent's recordings (testdata/<agent>-<version>)
+	// into that agent's own layout: it names the directories it writes.
+	"internal/testkit/corpus/": "writes each agent's recorded layout by name",
 }
 
 // wordAllowed lists single literals, by file, that spell an agent's name

@@ -16,6 +16,7 @@ import (
 	"paddock/internal/catalog"
 	"paddock/internal/search"
 	"paddock/internal/session"
+	"paddock/internal/testkit/corpus"
 )
 
 // searchMarker is a word written into a few sessions' later turns (not
@@ -72,11 +73,11 @@ func splitLines(data []byte) [][]byte {
 // marker in three Claude sessions, and returns a catalog over it, scanned.
 func searchCorpus(tb testing.TB, home string, n int) (*catalog.Catalog, func() error) {
 	tb.Helper()
-	corp, err := writeCorpus(home, splitCorpus(n))
+	corp, err := corpus.Write(home, corpus.Split(n))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(paths{home}.claude(), "projects", "*", "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(corpus.Paths{Home: home}.Claude(), "projects", "*", "*.jsonl"))
 	slices.Sort(files)
 	if len(files) < 3 {
 		tb.Fatalf("%d Claude sessions in the corpus", len(files))
@@ -89,7 +90,7 @@ func searchCorpus(tb testing.TB, home string, n int) (*catalog.Catalog, func() e
 	useHome(tb, home)
 	c := newCatalog(home, 0)
 	c.Rescan(context.Background())
-	return c, corp.close
+	return c, corp.Close
 }
 
 // TestSearchIndexesEverySession: over a corpus of every runtime's real
@@ -121,8 +122,8 @@ func TestSearchIndexesEverySession(t *testing.T) {
 	if err != nil || sessions != len(c.All()) || messages != want {
 		t.Errorf("index holds %d sessions, %d messages (%v); the catalog has %d, %d", sessions, messages, err, len(c.All()), want)
 	}
-	if len(byRuntime) != len(runtimeOrder) {
-		t.Errorf("sessions of %d runtimes indexed, want %d: %v", len(byRuntime), len(runtimeOrder), byRuntime)
+	if len(byRuntime) != len(corpus.Runtimes()) {
+		t.Errorf("sessions of %d runtimes indexed, want %d: %v", len(byRuntime), len(corpus.Runtimes()), byRuntime)
 	}
 	hits, err := ix.Search(ctx, search.Query{Text: searchMarker})
 	if err != nil || len(hits) != 3 {

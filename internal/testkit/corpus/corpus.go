@@ -1,4 +1,9 @@
-package registry
+// Package corpus builds a HOME holding every agent's history, made from
+// the real CLI recordings in testdata/ (Cursor, which has none, from the
+// synthetic layout of internal/agent/cursor's own benchmark): the
+// benchmarks' machine, and `make corpus`'s. Each scanner's
+// scan_bench_test.go builds its own tree the same way.
+package corpus
 
 import (
 	"bytes"
@@ -19,67 +24,73 @@ import (
 	_ "modernc.org/sqlite" // the driver the scanners read with
 )
 
-// This file builds a HOME holding every runtime's history, made from the
-// real CLI recordings in testdata/ (Cursor, which has none, from the
-// synthetic layout of internal/agent/cursor's own benchmark). Each
-// scanner's scan_bench_test.go builds its tree the same way; test code is
-// not shared across packages, so the approach is repeated here.
-
 // recordedHome and recordedCwd are the fixed paths `make fixtures` records
-// under (testdata/README.md): rewritten to the temp HOME when copying,
-// since the scanners drop sessions whose working directory is gone.
+// under (testdata/README.md): rewritten to the HOME when copying, since
+// the scanners drop sessions whose working directory is gone.
 const (
 	recordedHome = "/tmp/paddock-fixtures-home"
 	recordedCwd  = recordedHome + "/proj"
 )
 
-// testdataDir is the repository's testdata/ (go test runs in the package
-// directory).
-var testdataDir = filepath.Join("..", "..", "..", "testdata")
+// DefaultTestdata is the repository's testdata/ as seen from a package
+// three levels down (go test runs in the package directory).
+const DefaultTestdata = "../../../testdata"
 
 // corpusProjects is how many working directories the sessions of each
 // runtime are spread over (the same 50 for all runtimes, as on a machine
 // where several agents work on the same projects).
 const corpusProjects = 50
 
-// runtimeOrder is the order the corpus interleaves the runtimes' mtimes
-// in; it is New's order.
-var runtimeOrder = []string{"claude", "codex", "opencode", "kimi", "cursor", "pi"}
+// Runtimes is the order the corpus interleaves the runtimes' mtimes in;
+// it is the registry's order.
+func Runtimes() []string { return []string{"claude", "codex", "opencode", "kimi", "cursor", "pi"} }
 
-// corpus is a HOME with every runtime's history in the agents' default
-// places (layout in paths).
-type corpus struct {
-	home   string
-	counts map[string]int      // sessions written per runtime
-	newest map[string][]string // per runtime: the ids of its newest listable sessions, newest first (at most corpusNewest)
-	close  func() error        // closes OpenCode's writer (its -wal and -shm stay while it is open)
+// Corpus is a HOME with every runtime's history in the agents' default
+// places (layout in Paths).
+type Corpus struct {
+	Home   string
+	Counts map[string]int      // sessions written per runtime
+	Newest map[string][]string // per runtime: the ids of its newest listable sessions, newest first (at most corpusNewest)
+	Close  func() error        // closes OpenCode's writer (its -wal and -shm stay while it is open)
 }
 
-// corpusNewest is how many newest ids corpus.newest keeps per runtime.
+// corpusNewest is how many newest ids Corpus.Newest keeps per runtime.
 const corpusNewest = 200
 
-// paths are the agents' directories under a HOME, where the environment
-// useHome sets points each scanner.
-type paths struct{ home string }
-
-func (p paths) claude() string   { return filepath.Join(p.home, ".claude") }
-func (p paths) codex() string    { return filepath.Join(p.home, ".codex") }
-func (p paths) xdgData() string  { return filepath.Join(p.home, ".local", "share") }
-func (p paths) opencode() string { return filepath.Join(p.xdgData(), "opencode") }
-func (p paths) kimi() string     { return filepath.Join(p.home, ".kimi-code") }
-func (p paths) cursor() string   { return filepath.Join(p.home, ".cursor") }
-func (p paths) pi() string       { return filepath.Join(p.home, ".pi", "agent") }
-func (p paths) project(n int) string {
-	return filepath.Join(p.home, "work", fmt.Sprintf("proj%02d", n))
+// Paths are the agents' directories under a HOME (where the benchmarks
+// point each scanner), and the recordings copied into them.
+type Paths struct {
+	Home     string
+	Testdata string // the recordings; DefaultTestdata when empty
 }
 
-// splitCorpus divides total sessions over the six runtimes: total/6 each,
-// the remainder to the first runtimes in runtimeOrder.
-func splitCorpus(total int) map[string]int {
-	out := make(map[string]int, len(runtimeOrder))
-	for r, name := range runtimeOrder {
-		out[name] = total / len(runtimeOrder)
-		if r < total%len(runtimeOrder) {
+func (p Paths) testdata() string {
+	if p.Testdata == "" {
+		return DefaultTestdata
+	}
+	return p.Testdata
+}
+
+func (p Paths) Claude() string   { return filepath.Join(p.Home, ".claude") }
+func (p Paths) Codex() string    { return filepath.Join(p.Home, ".codex") }
+func (p Paths) XDGData() string  { return filepath.Join(p.Home, ".local", "share") }
+func (p Paths) OpenCode() string { return filepath.Join(p.XDGData(), "opencode") }
+func (p Paths) Kimi() string     { return filepath.Join(p.Home, ".kimi-code") }
+func (p Paths) Cursor() string   { return filepath.Join(p.Home, ".cursor") }
+func (p Paths) Pi() string       { return filepath.Join(p.Home, ".pi", "agent") }
+
+// Project is the n-th project's working directory.
+func (p Paths) Project(n int) string {
+	return filepath.Join(p.Home, "work", fmt.Sprintf("proj%02d", n))
+}
+
+// Split divides total sessions over the six runtimes: total/6 each,
+// the remainder to the first runtimes in Runtimes.
+func Split(total int) map[string]int {
+	out := make(map[string]int, len(Runtimes()))
+	for r, name := range Runtimes() {
+		out[name] = total / len(Runtimes())
+		if r < total%len(Runtimes()) {
 			out[name]++
 		}
 	}
@@ -87,43 +98,53 @@ func splitCorpus(total int) map[string]int {
 }
 
 // sessionTime is the mtime (and for OpenCode and Cursor the recorded
-// update time) of runtime r's i-th session: the runtimes interleave, one
-// minute apart, the newest an hour ago (older than any scanner's "written
-// just now" window, so an unchanged rescan may answer from its cache).
-func sessionTime(base time.Time, r, i int) time.Time {
-	return base.Add(-time.Hour - time.Duration(i*len(runtimeOrder)+r)*time.Minute)
+// update time) of the i-th of a runtime's n sessions, r its place in
+// Runtimes, of total: each runtime's sessions spread over the same
+// stretch, step apart on the whole (one minute in Write), interleaved,
+// the newest an hour ago (older than any scanner's "written just now"
+// window, so an unchanged rescan may answer from its cache).
+func sessionTime(base time.Time, step time.Duration, r, i, n, total int) time.Time {
+	every := float64(total) / float64(max(n, 1))
+	return base.Add(-time.Hour - time.Duration((float64(i)*every+float64(r))*float64(step)))
 }
 
-// writeCorpus writes counts[runtime] sessions of each runtime under home.
-func writeCorpus(home string, counts map[string]int) (*corpus, error) {
-	p := paths{home}
+// Write writes counts[runtime] sessions of each runtime under home, one
+// minute apart.
+func Write(home string, counts map[string]int) (*Corpus, error) {
+	return write(Paths{Home: home}, counts, time.Minute, time.Now())
+}
+
+func write(p Paths, counts map[string]int, step time.Duration, base time.Time) (*Corpus, error) {
 	for n := range corpusProjects {
-		if err := os.MkdirAll(p.project(n), 0o755); err != nil {
+		if err := os.MkdirAll(p.Project(n), 0o755); err != nil {
 			return nil, err
 		}
 	}
-	c := &corpus{home: home, counts: counts, newest: map[string][]string{}, close: func() error { return nil }}
-	base := time.Now()
-	writers := map[string]func(paths, int, func(int) time.Time) ([]string, error){
+	c := &Corpus{Home: p.Home, Counts: counts, Newest: map[string][]string{}, Close: func() error { return nil }}
+	writers := map[string]func(Paths, int, func(int) time.Time) ([]string, error){
 		"claude": writeClaude,
 		"codex":  writeCodex,
 		"kimi":   writeKimi,
 		"cursor": writeCursor,
 		"pi":     writePi,
 	}
-	for r, name := range runtimeOrder {
-		at := func(i int) time.Time { return sessionTime(base, r, i) }
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	for r, name := range Runtimes() {
+		at := func(i int) time.Time { return sessionTime(base, step, r, i, counts[name], total) }
 		var ids []string
 		var err error
 		if name == "opencode" {
-			ids, c.close, err = writeOpenCode(p, counts[name], at)
+			ids, c.Close, err = writeOpenCode(p, counts[name], at)
 		} else {
 			ids, err = writers[name](p, counts[name], at)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		c.newest[name] = ids[:min(len(ids), corpusNewest)]
+		c.Newest[name] = ids[:min(len(ids), corpusNewest)]
 	}
 	return c, nil
 }
@@ -136,8 +157,8 @@ type recording struct {
 
 // readRecordings reads the files matching glob (under testdata/), each
 // with its id taken from the path by idOf.
-func readRecordings(glob string, idOf func(path string) string) ([]recording, error) {
-	files, err := filepath.Glob(filepath.Join(testdataDir, glob))
+func readRecordings(p Paths, glob string, idOf func(path string) string) ([]recording, error) {
+	files, err := filepath.Glob(filepath.Join(p.testdata(), glob))
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("no recordings match testdata/%s (%v)", glob, err)
 	}
@@ -178,16 +199,16 @@ func stripExt(path string) string { return strings.TrimSuffix(filepath.Base(path
 
 // writeClaude copies the Claude Code 2.1.328 transcripts round-robin,
 // as internal/agent/claude's BenchmarkScan10k does.
-func writeClaude(p paths, n int, at func(int) time.Time) ([]string, error) {
-	recs, err := readRecordings("claude-*/claude/projects/*/*.jsonl", stripExt)
+func writeClaude(p Paths, n int, at func(int) time.Time) ([]string, error) {
+	recs, err := readRecordings(p, "claude-*/claude/projects/*/*.jsonl", stripExt)
 	if err != nil {
 		return nil, err
 	}
 	ids := make([]string, n)
 	for i := range n {
 		id := fmt.Sprintf("%08x-%04x-4000-8000-%012x", i, i%0xffff, i)
-		cwd := p.project(i % corpusProjects)
-		path := filepath.Join(p.claude(), "projects", claudeProjectDir(cwd), id+".jsonl")
+		cwd := p.Project(i % corpusProjects)
+		path := filepath.Join(p.Claude(), "projects", claudeProjectDir(cwd), id+".jsonl")
 		if err := writeFileAt(path, recs[i%len(recs)].rewrite(id, cwd), at(i)); err != nil {
 			return nil, err
 		}
@@ -204,15 +225,15 @@ func codexID(path string) string { return codexRolloutID.FindStringSubmatch(path
 // writeCodex copies the Codex 0.169.0 rollouts into day directories, with
 // a state database and a session index naming the threads, as
 // internal/agent/codex's BenchmarkScan does.
-func writeCodex(p paths, n int, at func(int) time.Time) ([]string, error) {
-	recs, err := readRecordings("codex-*/codex/sessions/*/*/*/rollout-*.jsonl", codexID)
+func writeCodex(p Paths, n int, at func(int) time.Time) ([]string, error) {
+	recs, err := readRecordings(p, "codex-*/codex/sessions/*/*/*/rollout-*.jsonl", codexID)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(p.codex(), 0o755); err != nil {
+	if err := os.MkdirAll(p.Codex(), 0o755); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: filepath.Join(p.codex(), "state_5.sqlite")}).EscapedPath()+"?_pragma=journal_mode(WAL)")
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: filepath.Join(p.Codex(), "state_5.sqlite")}).EscapedPath()+"?_pragma=journal_mode(WAL)")
 	if err != nil {
 		return nil, err
 	}
@@ -231,8 +252,8 @@ func writeCodex(p paths, n int, at func(int) time.Time) ([]string, error) {
 	for i := range n {
 		id := fmt.Sprintf("01a20000-%04x-7000-8000-%012x", i%0xffff, i)
 		t := at(i)
-		path := filepath.Join(p.codex(), "sessions", t.Format("2006/01/02"), "rollout-"+t.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
-		if err := writeFileAt(path, recs[i%len(recs)].rewrite(id, p.project(i%corpusProjects)), t); err != nil {
+		path := filepath.Join(p.Codex(), "sessions", t.Format("2006/01/02"), "rollout-"+t.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
+		if err := writeFileAt(path, recs[i%len(recs)].rewrite(id, p.Project(i%corpusProjects)), t); err != nil {
 			return nil, err
 		}
 		if _, err := tx.Exec(`INSERT INTO threads VALUES (?, 'first prompt', ?, 'mock-model', 'cli', 'user')`, id, fmt.Sprintf("thread %d", i)); err != nil {
@@ -247,7 +268,7 @@ func writeCodex(p paths, n int, at func(int) time.Time) ([]string, error) {
 		return nil, err
 	}
 	old := at(0)
-	return ids, writeFileAt(filepath.Join(p.codex(), "session_index.jsonl"), []byte(index.String()), old)
+	return ids, writeFileAt(filepath.Join(p.Codex(), "session_index.jsonl"), []byte(index.String()), old)
 }
 
 // kimiSessionID is the session folder a wire.jsonl belongs to.
@@ -259,12 +280,12 @@ func kimiSessionID(wire string) string {
 // wire.jsonl and the session's state.json), as internal/agent/kimi's
 // BenchmarkScan does, but with the recorded state.json rather than a
 // generated one.
-func writeKimi(p paths, n int, at func(int) time.Time) ([]string, error) {
-	wires, err := readRecordings("kimi-*/kimi/sessions/*/*/agents/main/wire.jsonl", kimiSessionID)
+func writeKimi(p Paths, n int, at func(int) time.Time) ([]string, error) {
+	wires, err := readRecordings(p, "kimi-*/kimi/sessions/*/*/agents/main/wire.jsonl", kimiSessionID)
 	if err != nil {
 		return nil, err
 	}
-	states, err := readRecordings("kimi-*/kimi/sessions/*/*/state.json", func(path string) string { return filepath.Base(filepath.Dir(path)) })
+	states, err := readRecordings(p, "kimi-*/kimi/sessions/*/*/state.json", func(path string) string { return filepath.Base(filepath.Dir(path)) })
 	if err != nil {
 		return nil, err
 	}
@@ -272,8 +293,8 @@ func writeKimi(p paths, n int, at func(int) time.Time) ([]string, error) {
 	for i := range n {
 		proj := i % corpusProjects
 		id := fmt.Sprintf("session_%08d-0000-4000-8000-000000000000", i)
-		dir := filepath.Join(p.kimi(), "sessions", fmt.Sprintf("wd_proj%02d_%012x", proj, proj), id)
-		cwd := p.project(proj)
+		dir := filepath.Join(p.Kimi(), "sessions", fmt.Sprintf("wd_proj%02d_%012x", proj, proj), id)
+		cwd := p.Project(proj)
 		wire, state := wires[i%len(wires)], states[i%len(states)]
 		if wire.id != state.id {
 			return nil, fmt.Errorf("kimi recordings out of step: %s, %s", wire.id, state.id)
@@ -303,17 +324,17 @@ func piFolder(cwd string) string {
 
 // writePi copies the Pi 0.73.1 sessions, as internal/agent/pi's
 // BenchmarkScan does.
-func writePi(p paths, n int, at func(int) time.Time) ([]string, error) {
-	recs, err := readRecordings("pi-*/pi/sessions/*/*.jsonl", piID)
+func writePi(p Paths, n int, at func(int) time.Time) ([]string, error) {
+	recs, err := readRecordings(p, "pi-*/pi/sessions/*/*.jsonl", piID)
 	if err != nil {
 		return nil, err
 	}
 	ids := make([]string, n)
 	for i := range n {
 		id := fmt.Sprintf("01a20000-0000-7000-8000-%012d", i)
-		cwd := p.project(i % corpusProjects)
+		cwd := p.Project(i % corpusProjects)
 		t := at(i)
-		path := filepath.Join(p.pi(), "sessions", piFolder(cwd), t.UTC().Format("2006-01-02T15-04-05-000Z")+"_"+id+".jsonl")
+		path := filepath.Join(p.Pi(), "sessions", piFolder(cwd), t.UTC().Format("2006-01-02T15-04-05-000Z")+"_"+id+".jsonl")
 		if err := writeFileAt(path, recs[i%len(recs)].rewrite(id, cwd), t); err != nil {
 			return nil, err
 		}
@@ -327,17 +348,17 @@ func writePi(p paths, n int, at func(int) time.Time) ([]string, error) {
 // prompt_history.json and a store.db each (one small store copied:
 // listing never opens it), one in ten with a -wal as an open chat has,
 // one in twenty a subagent's (never listed).
-func writeCursor(p paths, n int, at func(int) time.Time) ([]string, error) {
-	store, err := cursorStore(filepath.Join(p.home, "cursor-store-template.db"))
+func writeCursor(p Paths, n int, at func(int) time.Time) ([]string, error) {
+	store, err := cursorStore(filepath.Join(p.Home, "cursor-store-template.db"))
 	if err != nil {
 		return nil, err
 	}
 	var ids []string
 	for i := range n {
-		cwd := p.project(i % corpusProjects)
+		cwd := p.Project(i % corpusProjects)
 		ws := md5.Sum([]byte(cwd))
 		id := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
-		dir := filepath.Join(p.cursor(), "chats", hex.EncodeToString(ws[:]), id)
+		dir := filepath.Join(p.Cursor(), "chats", hex.EncodeToString(ws[:]), id)
 		t := at(i)
 		subagent := i%20 == 7
 		meta, _ := json.Marshal(map[string]any{
@@ -358,7 +379,7 @@ func writeCursor(p paths, n int, at func(int) time.Time) ([]string, error) {
 			ids = append(ids, id)
 		}
 	}
-	return ids, os.Remove(filepath.Join(p.home, "cursor-store-template.db"))
+	return ids, os.Remove(filepath.Join(p.Home, "cursor-store-template.db"))
 }
 
 // cursorStore writes a small store.db in Cursor's shape at path (blobs
@@ -477,8 +498,8 @@ var openCodeID = regexp.MustCompile(`\b(ses|msg|prt)_([0-9A-Za-z]{20,})`)
 // to a project of the temp HOME. As internal/agent/opencode's BenchmarkScan
 // does, the writer stays open, so -wal and -shm are there as a running
 // OpenCode leaves them; the returned func closes it.
-func writeOpenCode(p paths, n int, at func(int) time.Time) (ids []string, closeDB func() error, err error) {
-	recorded, err := filepath.Glob(filepath.Join(testdataDir, "opencode-*", "opencode", "opencode.db"))
+func writeOpenCode(p Paths, n int, at func(int) time.Time) (ids []string, closeDB func() error, err error) {
+	recorded, err := filepath.Glob(filepath.Join(p.testdata(), "opencode-*", "opencode", "opencode.db"))
 	if err != nil || len(recorded) == 0 {
 		return nil, nil, fmt.Errorf("no recorded opencode.db (%v)", err)
 	}
@@ -514,10 +535,10 @@ func writeOpenCode(p paths, n int, at func(int) time.Time) (ids []string, closeD
 		return nil, nil, fmt.Errorf("the recorded opencode.db has no sessions")
 	}
 
-	if err := os.MkdirAll(p.opencode(), 0o755); err != nil {
+	if err := os.MkdirAll(p.OpenCode(), 0o755); err != nil {
 		return nil, nil, err
 	}
-	dbPath := filepath.Join(p.opencode(), "opencode.db")
+	dbPath := filepath.Join(p.OpenCode(), "opencode.db")
 	db, err := sql.Open("sqlite", sqliteDSN(dbPath, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(0)"))
 	if err != nil {
 		return nil, nil, err
@@ -547,7 +568,7 @@ func writeOpenCode(p paths, n int, at func(int) time.Time) (ids []string, closeD
 	for i := range n {
 		s := sessions.rows[i%len(sessions.rows)]
 		prefix := fmt.Sprintf("%05d", i)
-		cwd := p.project(i % corpusProjects)
+		cwd := p.Project(i % corpusProjects)
 		delta := at(i).UnixMilli() - s[supdated].(int64)
 		copyRow := func(t table, row []any) []any {
 			out := slices.Clone(row)

@@ -1,4 +1,4 @@
-package registry
+package corpus
 
 import (
 	"bytes"
@@ -275,55 +275,63 @@ func growKimi(data []byte, sessionID string, size int) ([]byte, int) {
 	})
 }
 
-// previewSession is one grown session in the preview HOME.
-type previewSession struct {
-	runtime, id string
-	path        string
-	copies      int
+// Preview is one grown session in the preview HOME.
+type Preview struct {
+	Runtime, ID string
+	Path        string
+	Copies      int // how many times the recording's turns are in it
 }
 
-// writePreview writes, for each JSONL runtime, the recording of its
-// "tools" session (three turns with tool calls, then a resumed turn)
-// grown to size bytes, as session "big", beside the same recording
-// once, as session "one" (what one copy contains).
-func writePreview(p paths, size int) (big, one map[string]previewSession, err error) {
-	cwd := p.project(0)
-	if err := os.MkdirAll(cwd, 0o755); err != nil {
-		return nil, nil, err
-	}
-	at := time.Now().Add(-time.Hour)
-	big, one = map[string]previewSession{}, map[string]previewSession{}
-	type source struct {
-		runtime, glob string
-		idOf          func(string) string
-		path          func(id string) string
-		grow          func(data []byte, id string, size int) ([]byte, int)
-		id            func(n int) string
-	}
-	sources := []source{
+// previewSource is how one JSONL runtime's preview session is made.
+type previewSource struct {
+	runtime, glob string
+	idOf          func(string) string
+	path          func(id string) string
+	grow          func(data []byte, id string, size int) ([]byte, int)
+	id            func(n int) string
+}
+
+// previewSources are the runtimes' preview sessions in project 0 of p,
+// written at at.
+func previewSources(p Paths, at time.Time) []previewSource {
+	cwd := p.Project(0)
+	return []previewSource{
 		{"claude", "claude-*/claude/projects/*/6acb7d34-*.jsonl", stripExt,
 			func(id string) string {
-				return filepath.Join(p.claude(), "projects", claudeProjectDir(cwd), id+".jsonl")
+				return filepath.Join(p.Claude(), "projects", claudeProjectDir(cwd), id+".jsonl")
 			}, growClaude,
 			func(n int) string { return fmt.Sprintf("b16b16b1-0000-4000-8000-%012d", n) }},
 		{"codex", "codex-*/codex/sessions/*/*/*/rollout-*-01a22933-bf50-*.jsonl", codexID,
 			func(id string) string {
-				return filepath.Join(p.codex(), "sessions", at.Format("2006/01/02"), "rollout-"+at.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
+				return filepath.Join(p.Codex(), "sessions", at.Format("2006/01/02"), "rollout-"+at.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
 			}, growCodex,
 			func(n int) string { return fmt.Sprintf("01a2b16b-0000-7000-8000-%012d", n) }},
 		{"pi", "pi-*/pi/sessions/*/*_01a22935-0ceb-*.jsonl", piID,
 			func(id string) string {
-				return filepath.Join(p.pi(), "sessions", piFolder(cwd), at.UTC().Format("2006-01-02T15-04-05-000Z")+"_"+id+".jsonl")
+				return filepath.Join(p.Pi(), "sessions", piFolder(cwd), at.UTC().Format("2006-01-02T15-04-05-000Z")+"_"+id+".jsonl")
 			}, func(data []byte, _ string, size int) ([]byte, int) { return growPi(data, size) },
 			func(n int) string { return fmt.Sprintf("01a2b16b-0000-7000-8000-%012d", n) }},
 		{"kimi", "kimi-*/kimi/sessions/*/session_6852ccb6-*/agents/main/wire.jsonl", kimiSessionID,
 			func(id string) string {
-				return filepath.Join(p.kimi(), "sessions", "wd_proj00_000000000000", id, "agents", "main", "wire.jsonl")
+				return filepath.Join(p.Kimi(), "sessions", "wd_proj00_000000000000", id, "agents", "main", "wire.jsonl")
 			}, growKimi,
 			func(n int) string { return fmt.Sprintf("session_b16b16b1-0000-4000-8000-%012d", n) }},
 	}
-	for _, s := range sources {
-		recs, err := readRecordings(s.glob, s.idOf)
+}
+
+// WritePreview writes, for each JSONL runtime, the recording of its
+// "tools" session (three turns with tool calls, then a resumed turn)
+// grown to size bytes, as session "big", beside the same recording
+// once, as session "one" (what one copy contains).
+func WritePreview(p Paths, size int) (big, one map[string]Preview, err error) {
+	cwd := p.Project(0)
+	if err := os.MkdirAll(cwd, 0o755); err != nil {
+		return nil, nil, err
+	}
+	at := time.Now().Add(-time.Hour)
+	big, one = map[string]Preview{}, map[string]Preview{}
+	for _, s := range previewSources(p, at) {
+		recs, err := readRecordings(p, s.glob, s.idOf)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -336,7 +344,7 @@ func writePreview(p paths, size int) (big, one map[string]previewSession, err er
 				return nil, nil, err
 			}
 			if s.runtime == "kimi" {
-				states, err := readRecordings("kimi-*/kimi/sessions/*/"+rec.id+"/state.json", func(string) string { return rec.id })
+				states, err := readRecordings(p, "kimi-*/kimi/sessions/*/"+rec.id+"/state.json", func(string) string { return rec.id })
 				if err != nil {
 					return nil, nil, err
 				}
@@ -344,7 +352,7 @@ func writePreview(p paths, size int) (big, one map[string]previewSession, err er
 					return nil, nil, err
 				}
 			}
-			ps := previewSession{runtime: s.runtime, id: id, path: path, copies: copies}
+			ps := Preview{Runtime: s.runtime, ID: id, Path: path, Copies: copies}
 			if n == 0 {
 				big[s.runtime] = ps
 			} else {
@@ -353,4 +361,23 @@ func writePreview(p paths, size int) (big, one map[string]previewSession, err er
 		}
 	}
 	return big, one, nil
+}
+
+// Grown is the content of runtime's "big" preview session grown to size
+// bytes. Grown to a larger size it begins with the same bytes: the rest
+// is what the session appends as it goes on.
+func Grown(p Paths, runtime string, size int) ([]byte, error) {
+	for _, s := range previewSources(p, time.Now()) {
+		if s.runtime != runtime {
+			continue
+		}
+		recs, err := readRecordings(p, s.glob, s.idOf)
+		if err != nil {
+			return nil, err
+		}
+		id := s.id(0)
+		data, _ := s.grow(recs[0].rewrite(id, p.Project(0)), id, size)
+		return data, nil
+	}
+	return nil, fmt.Errorf("corpus: no grown session of %q", runtime)
 }
