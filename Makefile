@@ -7,8 +7,9 @@ LDFLAGS  := -X main.version=$(VERSION)
 # coordinator's own deadline on Go 1.26 (golang/go#75804) and fails at random.
 FUZZTIME ?= 50000x
 ARGS     ?=
+CORPUS   ?= /tmp/paddock-corpus
 
-.PHONY: run build test generate check bench fuzz vendor-check e2e-deps demo fixtures icons clean
+.PHONY: run build test generate check bench fuzz vendor-check e2e-deps demo fixtures icons corpus clean
 
 ## run: build paddock and start the dashboard with embedded defaults
 run: build
@@ -36,6 +37,11 @@ demo:
 	@# exec: the demo is make's recipe process itself, so Ctrl-C reaches it
 	@# alone and its clean stop is the recipe's exit status.
 	exec env GO=$(GO) ./bin/paddock-demo $(ARGS)
+
+## corpus: write the benchmark machine into $(CORPUS) (new or empty): 10,000
+## sessions of every agent, about 1.2 GB, deterministic by -seed; flags in ARGS
+corpus:
+	$(GO) run ./cmd/paddock-corpus -o $(CORPUS) $(ARGS)
 
 ## icons: re-draw the app's PNG icons from static/icon.svg and
 ## static/icons/icon-maskable.svg with Debian's chromium; commit the result
