@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -102,7 +103,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	limit = min(limit, 200)
 	// The best rows are found first, scored and sorted by what they hold
-	// alone; the snippet, the dearest part, is made for those rows only.
+	// alone; the snippets are made for those rows only.
 	var where []string
 	args := []any{match}
 	join := false
@@ -155,39 +156,84 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		matching += " AND m.rowid >= ?"
 		args = append(args, from)
 	}
-	top := `SELECT m.rowid AS id, m.rank AS r, m.at AS at` + matching + ` ORDER BY r, at DESC LIMIT ?`
+	top := `SELECT m.rowid, m.rank, m.at` + matching + ` ORDER BY m.rank, m.at DESC LIMIT ?`
 	if q.PerSession {
 		// SQLite gives the bare columns of a min() group the values of
 		// the row holding the minimum: each session's best message.
-		top = `SELECT m.rowid AS id, min(m.rank) AS r, m.at AS at` + matching +
-			` GROUP BY m.rowid >> ` + strconv.Itoa(seqBits) + ` ORDER BY r, at DESC LIMIT ?`
+		top = `SELECT m.rowid, min(m.rank) AS r, m.at` + matching +
+			` GROUP BY m.rowid >> ` + strconv.Itoa(seqBits) + ` ORDER BY r, m.at DESC LIMIT ?`
 	}
-	args = append(args, limit, match)
-	sql := `WITH top AS (` + top + `)
-		SELECT s.runtime, s.id, s.title, s.cwd, top.id, m.role, top.at,
-			snippet(messages, 0, '` + markOpen + `', '` + markClose + `', '…', 24)
-		FROM top JOIN messages m ON m.rowid = top.id JOIN sessions s ON s.num = (top.id >> ` + strconv.Itoa(seqBits) + `)
-		WHERE messages MATCH ?
-		ORDER BY top.r, top.at DESC`
-	rows, err := ix.db.QueryContext(ctx, sql, args...)
+	args = append(args, limit)
+	rows, err := ix.db.QueryContext(ctx, top, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var order []int64
+	lo, hi := int64(-1), int64(-1)
+	for rows.Next() {
+		var id, at int64
+		var rank float64
+		if err := rows.Scan(&id, &rank, &at); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		order = append(order, id)
+		if lo < 0 || id < lo {
+			lo = id
+		}
+		hi = max(hi, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if len(order) == 0 {
+		return nil, nil
+	}
+	// The snippets, the dearest part, for those rows only: one pass over
+	// the matches between the first and the last of them. (Joining the
+	// rows back to the index one by one runs the whole match again for
+	// each: five times slower for a phrase.)
+	marks := strings.Repeat("?,", len(order))
+	snip := `SELECT m.rowid, s.runtime, s.id, s.title, s.cwd, m.role, m.at,
+			CASE WHEN m.rowid IN (` + marks[:len(marks)-1] + `) THEN snippet(messages, 0, '` + markOpen + `', '` + markClose + `', '…', 24) END
+		FROM messages m JOIN sessions s ON s.num = (m.rowid >> ` + strconv.Itoa(seqBits) + `)
+		WHERE messages MATCH ? AND m.rowid BETWEEN ? AND ?`
+	sargs := make([]any, 0, len(order)+3)
+	for _, id := range order {
+		sargs = append(sargs, id)
+	}
+	sargs = append(sargs, match, lo, hi)
+	rows, err = ix.db.QueryContext(ctx, snip, sargs...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	var out []Hit
+	byID := make(map[int64]Hit, len(order))
 	for rows.Next() {
 		var h Hit
 		var rowid, at int64
-		var snippet string
-		if err := rows.Scan(&h.Key.Runtime, &h.Key.ID, &h.Title, &h.Cwd, &rowid, &h.Role, &at, &snippet); err != nil {
+		var snippet sql.NullString
+		if err := rows.Scan(&rowid, &h.Key.Runtime, &h.Key.ID, &h.Title, &h.Cwd, &h.Role, &at, &snippet); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
+		}
+		if !snippet.Valid {
+			continue
 		}
 		h.Seq = int(rowid & maxSeq)
 		h.At = time.UnixMilli(at)
-		h.Snippet = parts(snippet)
-		out = append(out, h)
+		h.Snippet = parts(snippet.String)
+		byID[rowid] = h
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out := make([]Hit, 0, len(order))
+	for _, id := range order {
+		if h, ok := byID[id]; ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // matchExpr turns what the user typed into an FTS5 expression that means
