@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -249,6 +250,104 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
 			b.ReportMetric(float64(n), "hits")
+		})
+	}
+}
+
+// BenchmarkSearchAppend: how long after a 1 MB append to a 50 MB session
+// its new words are found, through what serve runs — the catalog's file
+// watch (with its 100 ms debounce) and the index following the catalog;
+// and, apart, the index's own share (from the catalog's change to the
+// words being searchable). The appended turns are the session's own,
+// continued, one prompt carrying a word new to the index.
+func BenchmarkSearchAppend(b *testing.B) {
+	for _, rt := range []string{"claude", "codex"} {
+		b.Run(rt, func(b *testing.B) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			home := b.TempDir()
+			p := corpus.Paths{Home: home}
+			big, _, err := corpus.WritePreview(p, previewSize)
+			if err != nil {
+				b.Fatal(err)
+			}
+			path := big[rt].Path
+			useHome(b, home)
+			c := catalog.New(catalog.Options{}, scanners(p.Claude(), noProcesses)...)
+			go c.Run(ctx)
+			ix, err := search.Open(ctx, search.Options{Path: filepath.Join(b.TempDir(), "search.db"), Source: c})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ix.Close()
+			applied := make(chan time.Time, 1)
+			go ix.Run(ctx)
+			for !ix.Progress().Ready {
+				time.Sleep(10 * time.Millisecond)
+			}
+			changes, stop := c.Subscribe()
+			defer stop()
+			go func() {
+				for range changes {
+					select {
+					case applied <- time.Now():
+					default:
+					}
+				}
+			}()
+			size := previewSize
+			var total, own []time.Duration
+			for b.Loop() {
+				word := fmt.Sprintf("appendword%d", len(total))
+				size += 1 << 20
+				full, err := corpus.Grown(p, rt, size)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cur, _ := os.Stat(path)
+				tail := bytes.ReplaceAll(full[cur.Size():], []byte("one more turn after resume"), []byte("one more turn after resume "+word))
+				select {
+				case <-applied:
+				default:
+				}
+				f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				if _, err := f.Write(tail); err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
+				for {
+					hits, err := ix.Search(ctx, search.Query{Text: word, Limit: 1})
+					if err == nil && len(hits) > 0 {
+						break
+					}
+					if time.Since(start) > 10*time.Second {
+						b.Fatalf("%s not found 10 s after the append", word)
+					}
+					time.Sleep(time.Millisecond)
+				}
+				done := time.Now()
+				total = append(total, done.Sub(start))
+				select {
+				case at := <-applied:
+					own = append(own, done.Sub(at))
+				default:
+				}
+			}
+			for _, m := range []struct {
+				name string
+				d    []time.Duration
+			}{{"total", total}, {"index", own}} {
+				if len(m.d) == 0 {
+					continue
+				}
+				slices.Sort(m.d)
+				b.ReportMetric(float64(m.d[len(m.d)/2].Microseconds())/1000, m.name+"-p50-ms")
+				b.ReportMetric(float64(m.d[len(m.d)-1].Microseconds())/1000, m.name+"-max-ms")
+			}
 		})
 	}
 }
