@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"mime"
 	"net/http"
 	"strconv"
@@ -36,15 +35,17 @@ func (s *Server) exportSession(c *echo.Context) error {
 	}
 	meta := export.Session{Runtime: k.Runtime, ID: k.ID, Title: e.Info.Title, Cwd: e.Info.Cwd, Model: e.Info.Model,
 		Created: e.Info.Created, Updated: e.Info.Updated}
-	// Written whole before it is sent: a failure is an error page, not a
-	// file cut short.
-	var b bytes.Buffer
-	n, err := export.Write(&b, f, meta, evs, tools)
-	if err != nil {
-		return err
-	}
 	h := c.Response().Header()
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": export.FileName(meta, f)}))
-	h.Set("X-Paddock-Messages", strconv.Itoa(n))
-	return c.Blob(http.StatusOK, f.ContentType(), b.Bytes())
+	h.Set("X-Paddock-Messages", strconv.Itoa(export.Messages(evs, tools)))
+	h.Set("Content-Type", f.ContentType())
+	// Streamed: a long session is not held a second time as its export.
+	c.Response().WriteHeader(http.StatusOK)
+	if _, err := export.Write(c.Response(), f, meta, evs, tools); err != nil {
+		// The file is cut short: the connection is dropped so that the
+		// browser reports a failed download, never a complete one.
+		s.log.Warn("export cut short", "session", k.String(), "error", err)
+		panic(http.ErrAbortHandler)
+	}
+	return nil
 }

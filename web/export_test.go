@@ -1,6 +1,11 @@
 package web
 
 import (
+	"io"
+	"net/http/httptest"
+
+	"github.com/labstack/echo/v5"
+
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -44,5 +49,35 @@ func TestExport(t *testing.T) {
 	}
 	if w := r.do(h, http.MethodGet, base+"/export"); w.Code == http.StatusOK {
 		t.Error("an export without a device session")
+	}
+}
+
+// TestRecoverPanics: a handler's panic is the generic 500, logged; a
+// response cut short on purpose (http.ErrAbortHandler, as an export that
+// fails midway) drops the connection, so no client takes it as whole.
+func TestRecoverPanics(t *testing.T) {
+	r := newRig(t)
+	e := echo.New()
+	e.Use(r.srv.recoverPanics)
+	e.GET("/boom", func(c *echo.Context) error { panic("boom") })
+	e.GET("/cut", func(c *echo.Context) error {
+		c.Response().WriteHeader(http.StatusOK)
+		c.Response().Write([]byte("half a fi"))
+		panic(http.ErrAbortHandler)
+	})
+	srv := httptest.NewServer(e)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/boom")
+	if err != nil || resp.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("a panic: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	resp, err = http.Get(srv.URL + "/cut")
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if err == nil {
+		t.Error("a response cut short read as complete")
 	}
 }

@@ -96,6 +96,9 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c *echo.Context) (err error) {
 		defer func() {
 			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p) // a response cut short on purpose: the connection drops
+				}
 				s.log.Error("handler panic", "path", c.Request().URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 				err = &apiError{Status: http.StatusInternalServerError, Code: "internal", Msg: "Something went wrong inside paddock; the details are in its log.", Err: fmt.Errorf("panic: %v", p)}
 			}

@@ -6,6 +6,8 @@
 package export
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -90,12 +92,7 @@ type Session struct {
 // messages it wrote.
 func Write(w io.Writer, f Format, s Session, evs []session.Event, tools bool) (int, error) {
 	evs = ordered(evs, tools)
-	messages := 0
-	for _, e := range evs {
-		if e.Kind == session.EventMessage {
-			messages++
-		}
-	}
+	messages := Messages(evs, tools)
 	var err error
 	switch f {
 	case Markdown:
@@ -110,6 +107,17 @@ func Write(w io.Writer, f Format, s Session, evs []session.Event, tools bool) (i
 		err = fmt.Errorf("export: no format %q", f)
 	}
 	return messages, err
+}
+
+// Messages is how many messages an export of evs holds.
+func Messages(evs []session.Event, tools bool) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == session.EventMessage {
+			n++
+		}
+	}
+	return n
 }
 
 // ordered keeps the messages (with tools, every event) and puts each
@@ -272,21 +280,43 @@ func entryOf(e session.Event, tools bool) entry {
 	return j
 }
 
+// writeJSON writes {"messages" (or "events"): [...], "session": {...}}
+// indented, one entry at a time: a long session is never held twice, as
+// the record and as its whole encoding.
 func writeJSON(w io.Writer, s Session, evs []session.Event, tools bool) error {
-	list := make([]entry, 0, len(evs))
-	for _, e := range evs {
-		list = append(list, entryOf(e, tools))
-	}
-	out := map[string]any{"session": s}
+	bw := bufio.NewWriter(w)
+	key := "messages"
 	if tools {
-		out["events"] = list
-	} else {
-		out["messages"] = list
+		key = "events"
 	}
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	enc.SetIndent("    ", "  ")
+	bw.WriteString("{\n  \"" + key + "\": [")
+	for i, e := range evs {
+		buf.Reset()
+		if err := enc.Encode(entryOf(e, tools)); err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	if len(evs) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("],\n  \"session\": ")
+	buf.Reset()
+	enc.SetIndent("  ", "  ")
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 func writeJSONL(w io.Writer, evs []session.Event, tools bool) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
+	"paddock/internal/export"
 	"paddock/internal/procscan"
 	"paddock/internal/session"
 	"paddock/internal/testkit/corpus"
@@ -422,6 +424,49 @@ func TestBenchCorpus(t *testing.T) {
 			if want := single[i%len(single)].Text; m.Text != want {
 				t.Fatalf("%s: message %d is %q, want %q", rt, i, m.Text, want)
 			}
+		}
+	}
+}
+
+// BenchmarkExport50MB: exporting the 50 MB sessions in every format, with
+// the tools: the record read from the history (Events) and written as it
+// goes to a file; B/op is what the whole export allocates, heap-MB the
+// live heap at its end (the record itself, which the export holds once).
+func BenchmarkExport50MB(b *testing.B) {
+	home, big, _ := benchPreview(b)
+	useHome(b, home)
+	ctx := context.Background()
+	for _, rt := range []string{"claude", "codex", "pi", "kimi"} {
+		for _, f := range export.Formats() {
+			b.Run(rt+"/"+string(f), func(b *testing.B) {
+				k := session.Key{Runtime: rt, ID: big[rt].ID}
+				out := filepath.Join(b.TempDir(), "export"+f.Ext())
+				var heap uint64
+				var written int64
+				for b.Loop() {
+					c := newCatalog(home, benchLimit)
+					info, err := c.Get(ctx, k)
+					if err != nil {
+						b.Fatal(err)
+					}
+					evs, err := c.Events(ctx, k)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n, err := export.WriteFile(out, f, export.Session{Runtime: rt, ID: k.ID, Title: info.Title}, evs, true)
+					if err != nil || n == 0 {
+						b.Fatalf("%d messages, %v", n, err)
+					}
+					var ms runtime.MemStats
+					runtime.ReadMemStats(&ms)
+					heap = ms.HeapAlloc
+					runtime.KeepAlive(evs)
+					st, _ := os.Stat(out)
+					written = st.Size()
+				}
+				b.ReportMetric(float64(heap)/(1<<20), "heap-MB")
+				b.ReportMetric(float64(written)/(1<<20), "out-MB")
+			})
 		}
 	}
 }
