@@ -21,8 +21,11 @@ func liveTitle(live bool) string {
 }
 
 func roleLabel(role string) string {
-	if role == "user" {
+	switch role {
+	case "user":
 		return "You"
+	case "tool":
+		return "Tool"
 	}
 	return "Agent"
 }

@@ -52,6 +52,7 @@ func loadConfigFor(agents *agent.Registry, name string, args []string, stderr io
 	// these names into its name constraints.
 	fs.BoolVar(&cfg.Tailnet, "tailnet", cfg.Tailnet, "on a tailnet with HTTPS certificates, serve its name with Tailscale's certificate (tailscale cert), trusted by its devices without paddock's CA")
 	fs.Var((*hostList)(&cfg.ExtraHosts), "host", "extra host name the dashboard answers to and the certificate covers (repeatable, comma-separated; give it on first start, it becomes part of the CA)")
+	fs.BoolVar(&cfg.IndexTools, "index-tools", cfg.IndexTools, "search the tools' calls and output too, not only what was typed and answered (changing it rebuilds the index)")
 	var level string
 	var dirs map[string]*string         // the agents' directory flags
 	var holds map[string]*time.Duration // and their hold flags

@@ -194,7 +194,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 	}
 	// The search index is derived data beside the store: deleting it
 	// loses nothing, it is built again.
-	if a.index, err = search.Open(ctx, search.Options{Path: IndexPath(cfg), Source: a.catalog,
+	if a.index, err = search.Open(ctx, search.Options{Path: IndexPath(cfg), Source: a.catalog, Tools: cfg.IndexTools,
 		Log: log.With("component", "search")}); err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func RebuildIndex(ctx context.Context, cfg config.Config, agents *agent.Registry
 	}
 	c := HistoryCatalog(cfg, agents, log)
 	c.Rescan(ctx)
-	ix, err := search.Open(ctx, search.Options{Path: path, Source: c, Log: log.With("component", "search")})
+	ix, err := search.Open(ctx, search.Options{Path: path, Source: c, Tools: cfg.IndexTools, Log: log.With("component", "search")})
 	if err != nil {
 		return 0, 0, 0, err
 	}

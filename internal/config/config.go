@@ -25,8 +25,11 @@ type Config struct {
 	Tailnet bool
 	// AgentDirs are the agents' own directories given by their flags
 	// (agent.DirFlag), by flag name; an agent without one uses its default.
-	AgentDirs     map[string]string
-	ScanLimit     int           // sessions listed per runtime; 0 lists every session
+	AgentDirs map[string]string
+	ScanLimit int // sessions listed per runtime; 0 lists every session
+	// IndexTools puts the tools' calls and output in the search index
+	// too (off by default: it is most of a long session's bytes).
+	IndexTools    bool
 	SweepInterval time.Duration // periodic rescan, which also notices dead processes
 	PairingTTL    time.Duration
 	LogLevel      slog.Level

@@ -37,15 +37,20 @@ const readers = 4
 
 // schemaVersion is the index's layout; a file of another version is
 // rebuilt from the histories.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // A message's rowid is its session's number shifted left by seqBits, plus
 // its place in the conversation: one session's rows are one rowid range,
-// which FTS5 deletes and filters on cheaply.
+// which FTS5 deletes and filters on cheaply. Tool rows (Options.Tools)
+// take the upper half of the range, toolBase on.
 const (
-	seqBits = 24
-	maxSeq  = 1<<seqBits - 1
+	seqBits  = 24
+	maxSeq   = 1<<seqBits - 1
+	toolBase = 1 << (seqBits - 1)
 )
+
+// RoleTool is the role of a hit in a tool call or its output.
+const RoleTool = "tool"
 
 // Source is where sessions and their conversations come from (the
 // catalog).
@@ -61,6 +66,12 @@ type Source interface {
 	ReadConversation(ctx context.Context, k session.Key) ([]session.Message, error)
 }
 
+// EventSource is a Source that also reads a session's whole record, for
+// an index of the tools' calls and output too (Options.Tools).
+type EventSource interface {
+	Events(ctx context.Context, k session.Key) ([]session.Event, error)
+}
+
 // Options configure an Index.
 type Options struct {
 	Path   string // the index's SQLite file
@@ -72,6 +83,10 @@ type Options struct {
 	// RankWindow is how many of a word's messages, in the newest
 	// sessions, are ranked when it is in more (default 2,000).
 	RankWindow int
+	// Tools indexes the tools' calls (their input) and output too, for
+	// sources that read records (EventSource). Changing it rebuilds the
+	// index.
+	Tools bool
 }
 
 // Index is the search index. Search is safe to call from any goroutine,
@@ -130,7 +145,43 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 		db.Close()
 		return nil, err
 	}
+	if o.Tools {
+		if _, ok := o.Source.(EventSource); !ok {
+			db.Close()
+			return nil, errors.New("search: indexing the tools needs a source of records")
+		}
+	}
+	if err := setTools(ctx, db, o.Tools, o.Log); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return &Index{o: o, db: db}, nil
+}
+
+// setTools records whether the index holds the tools' rows; when that
+// changes, what is indexed is dropped and built again.
+func setTools(ctx context.Context, db *sql.DB, tools bool, log *slog.Logger) error {
+	want := "0"
+	if tools {
+		want = "1"
+	}
+	var have string
+	err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'tools'`).Scan(&have)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("search: %w", err)
+	}
+	if have == want {
+		return nil
+	}
+	if have != "" {
+		log.Info("search index of tools' output switched: building it again", "tools", tools)
+	}
+	for _, q := range []string{`DELETE FROM messages`, `DELETE FROM sessions`, `INSERT OR REPLACE INTO meta (key, value) VALUES ('tools', '` + want + `')`} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+	}
+	return nil
 }
 
 // ErrNoIndex is an index that was never built here.
@@ -213,10 +264,13 @@ func create(ctx context.Context, db *sql.DB) error {
 			updated INTEGER NOT NULL, -- unix ms
 			sig INTEGER NOT NULL,     -- the effective time it was indexed at, unix ns
 			count INTEGER NOT NULL,   -- messages indexed
-			last INTEGER NOT NULL     -- hash of the last one indexed
+			last INTEGER NOT NULL,    -- hash of the last one indexed
+			tools INTEGER NOT NULL    -- tool rows indexed
 		)`,
-		`CREATE VIRTUAL TABLE IF NOT EXISTS messages USING fts5(body, role UNINDEXED, at UNINDEXED,
+		// msg: the message a row is, or follows: where a hit opens the page.
+		`CREATE VIRTUAL TABLE IF NOT EXISTS messages USING fts5(body, role UNINDEXED, at UNINDEXED, msg UNINDEXED,
 			tokenize = 'unicode61 remove_diacritics 2')`,
+		`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 		`PRAGMA user_version = ` + strconv.Itoa(schemaVersion),
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
@@ -331,6 +385,7 @@ func (ix *Index) apply(ctx context.Context, ch session.Change) error {
 type indexed struct {
 	num, sig    int64
 	count, last int64
+	tools       int64
 }
 
 // sync brings the index up to date with infos: sessions whose effective
@@ -395,7 +450,7 @@ func (ix *Index) sync(ctx context.Context, infos []session.Info, all bool) (int,
 
 // known is every indexed session by key. The caller holds ix.mu.
 func (ix *Index) known(ctx context.Context) (map[string]indexed, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT key, num, sig, count, last FROM sessions`)
+	rows, err := ix.db.QueryContext(ctx, `SELECT key, num, sig, count, last, tools FROM sessions`)
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +459,7 @@ func (ix *Index) known(ctx context.Context) (map[string]indexed, error) {
 	for rows.Next() {
 		var k string
 		var s indexed
-		if err := rows.Scan(&k, &s.num, &s.sig, &s.count, &s.last); err != nil {
+		if err := rows.Scan(&k, &s.num, &s.sig, &s.count, &s.last, &s.tools); err != nil {
 			return nil, err
 		}
 		out[k] = s
@@ -429,6 +484,7 @@ func (ix *Index) writeBatch(ctx context.Context, infos []session.Info, numbers [
 		ok   bool
 		num  int64 // the number to give a new session, 0 for the next free
 		msgs []session.Message
+		tool []toolRow
 		err  error
 	}
 	var jobs []*job
@@ -451,6 +507,9 @@ func (ix *Index) writeBatch(ctx context.Context, infos []session.Info, numbers [
 		wg.Go(func() {
 			for j := range next {
 				j.msgs, j.err = ix.o.Source.ReadConversation(ctx, j.info.Key())
+				if j.err == nil && ix.o.Tools {
+					j.tool, j.err = ix.toolRows(ctx, j.info.Key())
+				}
 			}
 		})
 	}
@@ -475,7 +534,7 @@ func (ix *Index) writeBatch(ctx context.Context, infos []session.Info, numbers [
 		if !ok {
 			was.num = j.num
 		}
-		n, err := put(ctx, tx, info, info.Updated.UnixNano(), msgs, was, ok)
+		n, err := put(ctx, tx, info, info.Updated.UnixNano(), msgs, j.tool, was, ok)
 		ix.written.Add(int64(n))
 		if err != nil {
 			return read, err
@@ -484,18 +543,56 @@ func (ix *Index) writeBatch(ctx context.Context, infos []session.Info, numbers [
 	return read, tx.Commit()
 }
 
-// put writes one session: only the messages after those indexed when the
-// conversation still begins with them, else all of it again. A new
-// session (ok false) takes was.num as its number, or the next free one.
-// It returns how many messages it wrote.
-func put(ctx context.Context, tx *sql.Tx, info session.Info, sig int64, msgs []session.Message, was indexed, ok bool) (int, error) {
-	if len(msgs) > maxSeq {
-		msgs = msgs[:maxSeq]
+// toolRow is one tool call (its name and input) or its output, and the
+// message it follows.
+type toolRow struct {
+	text string
+	at   time.Time
+	msg  int
+}
+
+// toolRows reads k's record for its tools' rows. A source that cannot
+// read this agent's records gives none.
+func (ix *Index) toolRows(ctx context.Context, k session.Key) ([]toolRow, error) {
+	evs, err := ix.o.Source.(EventSource).Events(ctx, k)
+	if err != nil {
+		if errors.Is(err, session.ErrNotFound) {
+			return nil, err
+		}
+		return nil, nil
 	}
-	from := 0
+	var out []toolRow
+	msg := -1
+	for _, e := range evs {
+		switch e.Kind {
+		case session.EventMessage:
+			msg++
+		case session.EventToolCall:
+			out = append(out, toolRow{text: e.Tool + " " + e.Input, at: e.Time, msg: max(msg, 0)})
+		case session.EventToolResult:
+			if e.Text != "" {
+				out = append(out, toolRow{text: e.Text, at: e.Time, msg: max(msg, 0)})
+			}
+		}
+	}
+	return out, nil
+}
+
+// put writes one session: only the messages (and tool rows) after those
+// indexed when the conversation still begins with them, else all of it
+// again. A new session (ok false) takes was.num as its number, or the
+// next free one. It returns how many rows it wrote.
+func put(ctx context.Context, tx *sql.Tx, info session.Info, sig int64, msgs []session.Message, tools []toolRow, was indexed, ok bool) (int, error) {
+	if len(msgs) > toolBase {
+		msgs = msgs[:toolBase]
+	}
+	if len(tools) > toolBase {
+		tools = tools[:toolBase]
+	}
+	from, tfrom := 0, 0
 	num := was.num
-	if ok && was.count > 0 && int(was.count) <= len(msgs) && messageHash(msgs[was.count-1]) == was.last {
-		from = int(was.count)
+	if ok && was.count > 0 && int(was.count) <= len(msgs) && messageHash(msgs[was.count-1]) == was.last && int(was.tools) <= len(tools) {
+		from, tfrom = int(was.count), int(was.tools)
 	} else if ok {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE rowid BETWEEN ? AND ?`, num<<seqBits, num<<seqBits|maxSeq); err != nil {
 			return 0, err
@@ -508,8 +605,8 @@ func put(ctx context.Context, tx *sql.Tx, info session.Info, sig int64, msgs []s
 	updated := info.Updated.UnixMilli()
 	project := session.ShortProject(info.Cwd, "")
 	if ok {
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET cwd = ?, project = ?, title = ?, updated = ?, sig = ?, count = ?, last = ? WHERE num = ?`,
-			info.Cwd, project, info.Title, updated, sig, len(msgs), last, num); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET cwd = ?, project = ?, title = ?, updated = ?, sig = ?, count = ?, last = ?, tools = ? WHERE num = ?`,
+			info.Cwd, project, info.Title, updated, sig, len(msgs), last, len(tools), num); err != nil {
 			return 0, err
 		}
 	} else {
@@ -517,32 +614,43 @@ func put(ctx context.Context, tx *sql.Tx, info session.Info, sig int64, msgs []s
 		if num > 0 {
 			given = num
 		}
-		err := tx.QueryRowContext(ctx, `INSERT INTO sessions (num, key, runtime, id, cwd, project, title, updated, sig, count, last)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING num`,
-			given, info.Key().String(), info.Runtime, info.ID, info.Cwd, project, info.Title, updated, sig, len(msgs), last).Scan(&num)
+		err := tx.QueryRowContext(ctx, `INSERT INTO sessions (num, key, runtime, id, cwd, project, title, updated, sig, count, last, tools)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING num`,
+			given, info.Key().String(), info.Runtime, info.ID, info.Cwd, project, info.Title, updated, sig, len(msgs), last, len(tools)).Scan(&num)
 		if err != nil {
 			return 0, err
 		}
 	}
-	if from >= len(msgs) {
+	if from >= len(msgs) && tfrom >= len(tools) {
 		return 0, nil
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages (rowid, body, role, at) VALUES (?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages (rowid, body, role, at, msg) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return 0, err
 	}
 	defer stmt.Close()
+	at := func(t time.Time) int64 {
+		if t.IsZero() {
+			return updated
+		}
+		return t.UnixMilli()
+	}
+	n := 0
 	for i := from; i < len(msgs); i++ {
 		m := msgs[i]
-		at := updated
-		if !m.Time.IsZero() {
-			at = m.Time.UnixMilli()
+		if _, err := stmt.ExecContext(ctx, num<<seqBits|int64(i), m.Text, m.Role, at(m.Time), i); err != nil {
+			return n, err
 		}
-		if _, err := stmt.ExecContext(ctx, num<<seqBits|int64(i), m.Text, m.Role, at); err != nil {
-			return i - from, err
-		}
+		n++
 	}
-	return len(msgs) - from, nil
+	for i := tfrom; i < len(tools); i++ {
+		t := tools[i]
+		if _, err := stmt.ExecContext(ctx, num<<seqBits|int64(toolBase+i), t.text, RoleTool, at(t.at), t.msg); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // forget removes one session from the index.

@@ -386,3 +386,76 @@ func TestSearchRanksACommonWordAmongTheNewest(t *testing.T) {
 		t.Errorf("inside one session: %q", got)
 	}
 }
+
+// recordSource is a fakeSource that also reads records: each session's
+// messages with the tool events set for it after them.
+type recordSource struct {
+	*fakeSource
+	tools map[session.Key][]session.Event
+}
+
+func (r *recordSource) Events(ctx context.Context, k session.Key) ([]session.Event, error) {
+	msgs, err := r.ReadConversation(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []session.Event
+	for _, m := range msgs {
+		out = append(out, session.Event{Kind: session.EventMessage, Role: m.Role, Text: m.Text, Time: m.Time})
+	}
+	return append(out, r.tools[k]...), nil
+}
+
+// TestIndexTools: with Tools, a tool's input and output are found too,
+// as RoleTool hits opening the message they follow; more output appended
+// writes only itself; opened without Tools, the index drops them; Tools
+// over a source that reads no records is refused.
+func TestIndexTools(t *testing.T) {
+	src := &recordSource{fakeSource: newSource(), tools: map[session.Key][]session.Event{}}
+	src.tools[kA] = []session.Event{
+		{Kind: session.EventToolCall, Tool: "Bash", Input: `{"command":"make deploy-staging"}`},
+		{Kind: session.EventToolResult, Text: "error: the zorblax certificate expired"},
+	}
+	src.set(kA, "/p", "", 1, "deploy it", "Deploying")
+	path := filepath.Join(t.TempDir(), "search.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	ix, err := Open(ctx, Options{Path: path, Source: src, Tools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = ix.Run(ctx) }()
+	waitUntil(t, "the first build", func() bool { return ix.Progress().Ready })
+	hits, err := ix.Search(ctx, Query{Text: "zorblax"})
+	if err != nil || len(hits) != 1 || hits[0].Role != RoleTool || hits[0].Seq != 1 || hits[0].Key != kA {
+		t.Fatalf("tool output: %+v %v", hits, err)
+	}
+	if got := search(t, ix, Query{Text: "deploy-staging"}); len(got) != 1 {
+		t.Errorf("the tool's input: %q", got)
+	}
+	written := ix.written.Load()
+	src.mu.Lock()
+	src.tools[kA] = append(src.tools[kA], session.Event{Kind: session.EventToolResult, Text: "renewed the quuxcert"})
+	src.mu.Unlock()
+	src.set(kA, "/p", "", 2, "deploy it", "Deploying")
+	waitUntil(t, "the new output", func() bool { return len(search(t, ix, Query{Text: "quuxcert"})) == 1 })
+	if w := ix.written.Load() - written; w != 1 {
+		t.Errorf("the appended output wrote %d rows, want 1", w)
+	}
+	cancel()
+	<-done
+	ix.Close()
+
+	plain := run(t, path, src)
+	if got := search(t, plain, Query{Text: "zorblax"}); got != nil {
+		t.Errorf("without Tools the tools' output is still found: %q", got)
+	}
+	if got := search(t, plain, Query{Text: "deploying"}); len(got) != 1 {
+		t.Errorf("without Tools the messages: %q", got)
+	}
+	if _, err := Open(context.Background(), Options{Path: filepath.Join(t.TempDir(), "x.db"), Source: newSource(), Tools: true}); err == nil {
+		t.Error("Tools over a source without records was accepted")
+	}
+}

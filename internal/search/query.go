@@ -40,8 +40,8 @@ type Hit struct {
 	Key     session.Key
 	Title   string
 	Cwd     string
-	Seq     int // the message's place in the conversation, from 0
-	Role    string
+	Seq     int    // the message's place in the conversation, from 0 (for a tool's row, the message it follows)
+	Role    string // RoleUser, RoleAssistant, or RoleTool
 	At      time.Time
 	Snippet []Part // the message around the match, the matched words marked
 }
@@ -194,7 +194,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// rows back to the index one by one runs the whole match again for
 	// each: five times slower for a phrase.)
 	marks := strings.Repeat("?,", len(order))
-	snip := `SELECT m.rowid, s.runtime, s.id, s.title, s.cwd, m.role, m.at,
+	snip := `SELECT m.rowid, s.runtime, s.id, s.title, s.cwd, m.role, m.at, m.msg,
 			CASE WHEN m.rowid IN (` + marks[:len(marks)-1] + `) THEN snippet(messages, 0, '` + markOpen + `', '` + markClose + `', '…', 24) END
 		FROM messages m JOIN sessions s ON s.num = (m.rowid >> ` + strconv.Itoa(seqBits) + `)
 		WHERE messages MATCH ? AND m.rowid BETWEEN ? AND ?`
@@ -213,13 +213,12 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		var h Hit
 		var rowid, at int64
 		var snippet sql.NullString
-		if err := rows.Scan(&rowid, &h.Key.Runtime, &h.Key.ID, &h.Title, &h.Cwd, &h.Role, &at, &snippet); err != nil {
+		if err := rows.Scan(&rowid, &h.Key.Runtime, &h.Key.ID, &h.Title, &h.Cwd, &h.Role, &at, &h.Seq, &snippet); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		if !snippet.Valid {
 			continue
 		}
-		h.Seq = int(rowid & maxSeq)
 		h.At = time.UnixMilli(at)
 		h.Snippet = parts(snippet.String)
 		byID[rowid] = h

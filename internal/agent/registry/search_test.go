@@ -138,6 +138,32 @@ func TestSearchIndexesEverySession(t *testing.T) {
 	if read, err := ix.Build(ctx); err != nil || read != 0 {
 		t.Errorf("an unchanged rebuild read %d conversations (%v), want 0", read, err)
 	}
+
+	// The recorded tools' commands are not in the conversations; with
+	// Tools they are found, as tool rows of every agent that ran them.
+	const command = `"mock_out.txt"`
+	if hits, err := ix.Search(ctx, search.Query{Text: command}); err != nil || len(hits) != 0 {
+		t.Errorf("a tool's command found without Tools: %d hits (%v)", len(hits), err)
+	}
+	tix, err := search.Open(ctx, search.Options{Path: filepath.Join(t.TempDir(), "tools.db"), Source: c, Tools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tix.Close()
+	if _, err := tix.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hits, err = tix.Search(ctx, search.Query{Text: command, Limit: 200})
+	runtimes := map[string]bool{}
+	for _, h := range hits {
+		if h.Role != search.RoleTool {
+			t.Errorf("hit %+v: want a tool row", h)
+		}
+		runtimes[h.Key.Runtime] = true
+	}
+	if err != nil || len(runtimes) < 3 {
+		t.Errorf("the tools' command found in the sessions of %v (%v), want at least three agents'", runtimes, err)
+	}
 }
 
 var searchBench struct {
