@@ -81,7 +81,7 @@ func newRig(t testing.TB) *rig {
 	// the sessions that ran in it.
 	r.cat = catalog.New(catalog.Options{SweepInterval: 200 * time.Millisecond}, claude.New(claude.Options{Dir: r.claudeDir, KeepMissingCwd: true}))
 	go r.cat.Run(ctx)
-	if err := r.cat.WaitLoaded(ctx); err != nil {
+	if err := r.cat.WaitComplete(ctx); err != nil {
 		t.Fatal(err)
 	}
 	r.live = live.New(live.Options{})

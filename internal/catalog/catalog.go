@@ -64,6 +64,11 @@ type Options struct {
 	// (default 256 MiB).
 	CacheDir   string
 	CacheBytes int64
+	// FirstLook is how many sessions per runtime Run's first scan lists
+	// before it lists them all (when Limit is larger, or 0): the board
+	// shows its first page while the rest is read. Default 60 (a board
+	// page); negative: one scan, the whole list.
+	FirstLook int
 	// Keep names the sessions of a runtime that must be listed even past
 	// the limit (pinned ones, those running now); nil: none.
 	Keep   func(runtime string) []string
@@ -71,6 +76,7 @@ type Options struct {
 }
 
 const (
+	defaultFirstLook   = 60
 	defaultDebounce    = 100 * time.Millisecond
 	defaultSweep       = 5 * time.Second
 	defaultScanTimeout = 30 * time.Second
@@ -101,7 +107,11 @@ type Catalog struct {
 	loaded     atomic.Bool
 	loadedCh   chan struct{}
 	loadedOnce sync.Once
-	running    atomic.Bool
+	// complete: a scan has listed every session the options ask for (the
+	// first look lists only the newest).
+	completeCh   chan struct{}
+	completeOnce sync.Once
+	running      atomic.Bool
 
 	changes *broadcast.Broadcaster[Change]
 	fresh   *freshness
@@ -121,6 +131,9 @@ func New(opts Options, scanners ...Scanner) *Catalog {
 	if opts.Limit <= 0 {
 		opts.Limit = -1 // the scanners' "every session"
 	}
+	if opts.FirstLook == 0 {
+		opts.FirstLook = defaultFirstLook
+	}
 	if opts.Debounce <= 0 {
 		opts.Debounce = defaultDebounce
 	}
@@ -138,15 +151,16 @@ func New(opts Options, scanners ...Scanner) *Catalog {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Catalog{
-		opts:      opts,
-		log:       log.With(slog.String("component", "catalog")),
-		byName:    make(map[string]Scanner, len(scanners)),
-		scanSem:   make(chan struct{}, 1),
-		lastErr:   make(map[string]string),
-		byRuntime: make(map[string]map[string]session.Info),
-		loadedCh:  make(chan struct{}),
-		changes:   newBroadcaster(),
-		conv:      newConvCache(conversationCacheSize),
+		opts:       opts,
+		log:        log.With(slog.String("component", "catalog")),
+		byName:     make(map[string]Scanner, len(scanners)),
+		scanSem:    make(chan struct{}, 1),
+		lastErr:    make(map[string]string),
+		byRuntime:  make(map[string]map[string]session.Info),
+		loadedCh:   make(chan struct{}),
+		completeCh: make(chan struct{}),
+		changes:    newBroadcaster(),
+		conv:       newConvCache(conversationCacheSize),
 	}
 	if opts.CacheDir != "" {
 		if opts.CacheBytes <= 0 {
@@ -187,6 +201,21 @@ func (c *Catalog) WaitLoaded(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// WaitComplete blocks until a scan has listed every session (not only
+// the first look's newest) or ctx is done.
+func (c *Catalog) WaitComplete(ctx context.Context) error {
+	select {
+	case <-c.completeCh:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Catalog) markComplete() {
+	c.completeOnce.Do(func() { close(c.completeCh) })
 }
 
 // WatchDirs are the agents' history directories, every scanner's: the

@@ -179,7 +179,7 @@ func TestSweepSkipsUntouchedRuntimes(t *testing.T) {
 	defer unsubscribe()
 	startRun(t, c)
 	ctx := context.Background()
-	if err := c.WaitLoaded(ctx); err != nil {
+	if err := c.WaitComplete(ctx); err != nil {
 		t.Fatal(err)
 	}
 	counts := func() [2]int { return [2]int{a.scanned(), b.scanned()} }
@@ -257,7 +257,7 @@ func TestSweepScansEverythingWhenItCannotTrust(t *testing.T) {
 			ts := &txtScanner{name: "txt", dirs: []string{t.TempDir()}}
 			c := New(tt.opts, ts)
 			startRun(t, c)
-			if err := c.WaitLoaded(context.Background()); err != nil {
+			if err := c.WaitComplete(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			for range 3 {
@@ -313,7 +313,7 @@ func TestSymlinkedDirectoryIsOneWatch(t *testing.T) {
 	ch, unsubscribe := c.Subscribe()
 	defer unsubscribe()
 	startRun(t, c)
-	if err := c.WaitLoaded(context.Background()); err != nil {
+	if err := c.WaitComplete(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(real, "x.txt"), []byte("hello\n"), 0o600); err != nil {

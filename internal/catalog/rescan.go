@@ -29,18 +29,35 @@ type scanResult struct {
 // differs). It returns when that is done, or early when ctx ends — a rescan
 // cut short by ctx changes nothing. Rescans never overlap: a second caller
 // waits for the first.
-func (c *Catalog) Rescan(ctx context.Context) { c.refresh(ctx, true) }
+func (c *Catalog) Rescan(ctx context.Context) {
+	c.refresh(ctx, true, c.opts.Limit)
+	if ctx.Err() == nil {
+		c.markComplete()
+	}
+}
 
 // Sweep is Rescan for the runtimes something may have changed since their
 // last scan (see freshness): a file event in their directories, a change
 // of their agent processes or kept sessions, a directory not watched, or
 // a minute gone by. With nothing changed it reads nothing but the process
 // table. Run sweeps after file events and every SweepInterval.
-func (c *Catalog) Sweep(ctx context.Context) { c.refresh(ctx, false) }
+func (c *Catalog) Sweep(ctx context.Context) { c.refresh(ctx, false, c.opts.Limit) }
 
-// refresh is Rescan (all) or Sweep; it reports whether any runtime was
-// scanned.
-func (c *Catalog) refresh(ctx context.Context, all bool) (scanned bool) {
+// firstLook is Run's first scan when the list is long: the newest
+// FirstLook sessions of each runtime, so the board has its first page
+// at once. It reports whether it ran.
+func (c *Catalog) firstLook(ctx context.Context) bool {
+	n := c.opts.FirstLook
+	if n <= 0 || (c.opts.Limit > 0 && c.opts.Limit <= n) {
+		return false
+	}
+	c.refresh(ctx, true, n)
+	return true
+}
+
+// refresh is Rescan (all) or Sweep, listing up to limit sessions per
+// runtime; it reports whether any runtime was scanned.
+func (c *Catalog) refresh(ctx context.Context, all bool, limit int) (scanned bool) {
 	select {
 	case c.scanSem <- struct{}{}:
 	case <-ctx.Done():
@@ -48,7 +65,7 @@ func (c *Catalog) refresh(ctx context.Context, all bool) (scanned bool) {
 	}
 	defer func() { <-c.scanSem }()
 
-	results := c.scanAll(ctx, all)
+	results := c.scanAll(ctx, all, limit)
 	if ctx.Err() != nil {
 		// Runtimes cut short would look failed (or, on the first scan,
 		// empty); better to apply nothing and leave Loaded false — and
@@ -83,7 +100,7 @@ func (c *Catalog) refresh(ctx context.Context, all bool) (scanned bool) {
 // scanAll runs the scanners that are due (all of them when all is set)
 // concurrently — their disk I/O overlaps — and waits for
 // them. No lock is held meanwhile.
-func (c *Catalog) scanAll(ctx context.Context, all bool) []scanResult {
+func (c *Catalog) scanAll(ctx context.Context, all bool, limit int) []scanResult {
 	names := make([]string, len(c.scanners))
 	keeps := make([][]string, len(c.scanners))
 	keyed := make([]string, len(c.scanners))
@@ -105,7 +122,7 @@ func (c *Catalog) scanAll(ctx context.Context, all bool) []scanResult {
 		wg.Go(func() {
 			sctx, cancel := context.WithTimeout(ctx, c.opts.ScanTimeout)
 			defer cancel()
-			results[i] = c.scanOne(sctx, s, keeps[i])
+			results[i] = c.scanOne(sctx, s, limit, keeps[i])
 			results[i].mark = marks[i]
 		})
 	}
@@ -115,13 +132,13 @@ func (c *Catalog) scanAll(ctx context.Context, all bool) []scanResult {
 
 // scanOne turns a panic into an error: one runtime choking on an odd history
 // file must not take the dashboard down with it.
-func (c *Catalog) scanOne(ctx context.Context, s Scanner, keep []string) (r scanResult) {
+func (c *Catalog) scanOne(ctx context.Context, s Scanner, limit int, keep []string) (r scanResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			r = scanResult{err: fmt.Errorf("scanner panicked: %v", p)}
 		}
 	}()
-	infos, err := s.Scan(ctx, c.opts.Limit, keep)
+	infos, err := s.Scan(ctx, limit, keep)
 	r = scanResult{infos: infos, err: err}
 	if len(keep) > 0 {
 		listed := make(map[string]bool, len(infos))

@@ -32,6 +32,7 @@ func (c *Catalog) Run(ctx context.Context) error {
 	// Watch before the first scan, so a change made while it runs is not
 	// lost; the kernel queues the events until the loop below reads them.
 	ws.sync(c.scanners)
+	c.firstLook(ctx)
 	c.Rescan(ctx)
 	if ctx.Err() != nil {
 		return nil
@@ -58,7 +59,7 @@ func (c *Catalog) Run(ctx context.Context) error {
 		// Only a scan can change what the scanners ask to watch (a new
 		// directory's creation is itself an event, or is found by the
 		// minute's full sweep).
-		if !c.refresh(ctx, false) {
+		if !c.refresh(ctx, false, c.opts.Limit) {
 			return
 		}
 		// A directory that just appeared may already hold changes written

@@ -2,10 +2,12 @@ package catalog
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -256,5 +258,66 @@ func TestWatchDirectoryThatAppearsLater(t *testing.T) {
 			}
 			waitChange(t, ch, "new.txt in the late directory", func(chg Change) bool { return hasKey(chg.Updated, k) })
 		})
+	}
+}
+
+// TestRunFirstLook: over a long list, Run's first scan lists only the
+// newest FirstLook sessions of each runtime (Loaded: the board has its
+// first page) and is then completed by a scan of every session
+// (WaitComplete); a limit no larger than the first look is one scan.
+func TestRunFirstLook(t *testing.T) {
+	var all []session.Info
+	for i := range 200 {
+		all = append(all, info("claude", fmt.Sprintf("s%03d", i), t0.Add(-time.Duration(i)*time.Minute)))
+	}
+	release := make(chan struct{})
+	var limits []int
+	var mu sync.Mutex
+	fs := &fakeScanner{name: "claude", scanFn: func(ctx context.Context, limit int, _ []string) ([]session.Info, error) {
+		mu.Lock()
+		limits = append(limits, limit)
+		n := len(limits)
+		mu.Unlock()
+		if n == 2 {
+			<-release // the whole list takes its time
+		}
+		if limit > 0 && limit < len(all) {
+			return all[:limit], nil
+		}
+		return all, nil
+	}}
+	c := New(Options{DisableWatch: true, SweepInterval: time.Hour, FirstLook: 60}, fs)
+	startRun(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.WaitLoaded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(c.List(Filter{})); got != 60 {
+		t.Errorf("the first look lists %d sessions, want 60", got)
+	}
+	short, cancel2 := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel2()
+	if c.WaitComplete(short) == nil {
+		t.Fatal("complete before the whole list was read")
+	}
+	close(release)
+	if err := c.WaitComplete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(c.List(Filter{})); got != 200 {
+		t.Errorf("complete, the list holds %d sessions, want 200", got)
+	}
+	mu.Lock()
+	if !slices.Equal(limits[:2], []int{60, -1}) {
+		t.Errorf("scans with limits %v, want 60 then every session (-1)", limits)
+	}
+	mu.Unlock()
+
+	limited := New(Options{DisableWatch: true, SweepInterval: time.Hour, FirstLook: 60, Limit: 50}, &fakeScanner{name: "claude",
+		scanFn: func(_ context.Context, limit int, _ []string) ([]session.Info, error) { return all[:limit], nil }})
+	startRun(t, limited)
+	if err := limited.WaitComplete(ctx); err != nil || len(limited.List(Filter{})) != 50 {
+		t.Errorf("a limit under the first look: %v, %d listed", err, len(limited.List(Filter{})))
 	}
 }

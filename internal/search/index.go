@@ -55,8 +55,9 @@ const RoleTool = "tool"
 // Source is where sessions and their conversations come from (the
 // catalog).
 type Source interface {
-	// WaitLoaded returns once the first scan is done.
-	WaitLoaded(ctx context.Context) error
+	// WaitComplete returns once a scan has listed every session (the
+	// index forgets what the list does not hold).
+	WaitComplete(ctx context.Context) error
 	// All is every session known, newest first.
 	All() []session.Info
 	Get(ctx context.Context, k session.Key) (session.Info, error)
@@ -300,7 +301,7 @@ func (ix *Index) Progress() Progress {
 func (ix *Index) Run(ctx context.Context) error {
 	changes, stop := ix.o.Source.Subscribe()
 	defer stop()
-	if err := ix.o.Source.WaitLoaded(ctx); err != nil {
+	if err := ix.o.Source.WaitComplete(ctx); err != nil {
 		return nil // stopped before the catalog loaded
 	}
 	start := time.Now()

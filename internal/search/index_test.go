@@ -31,7 +31,7 @@ func newSource() *fakeSource {
 	return &fakeSource{infos: map[session.Key]session.Info{}, convs: map[session.Key][]session.Message{}, reads: map[session.Key]int{}}
 }
 
-func (f *fakeSource) WaitLoaded(ctx context.Context) error { return nil }
+func (f *fakeSource) WaitComplete(ctx context.Context) error { return nil }
 
 func (f *fakeSource) All() []session.Info {
 	f.mu.Lock()
