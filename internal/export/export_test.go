@@ -13,10 +13,12 @@ import (
 
 	"paddock/internal/agent/claude"
 	"paddock/internal/agent/codex"
+	"paddock/internal/agent/cursor"
 	"paddock/internal/agent/kimi"
 	"paddock/internal/agent/opencode"
 	"paddock/internal/agent/pi"
 	"paddock/internal/session"
+	"paddock/internal/testkit/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -73,53 +75,93 @@ func TestGolden(t *testing.T) {
 			}
 			// The ids and times of a recording change with each one: the
 			// goldens hold the conversation as written.
-			meta := Session{Runtime: agent, ID: "ID", Title: info.Title, Cwd: info.Cwd}
-			for _, tc := range []struct {
-				f     Format
-				tools bool
-			}{{Markdown, false}, {JSON, false}, {JSONL, false}, {Text, false}, {Markdown, true}, {JSONL, true}} {
-				var b bytes.Buffer
-				stable := make([]session.Event, len(evs))
-				for i, e := range evs {
-					e.Time = time.Time{}
-					stable[i] = e
-				}
-				n, err := Write(&b, tc.f, meta, stable, tc.tools)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := countMessages(evs); n != want {
-					t.Errorf("%s: reported %d messages, the record has %d", tc.f, n, want)
-				}
-				name := agent + "-" + string(tc.f)
-				if tc.tools {
-					name += "-tools"
-				}
-				path := filepath.Join("testdata", name+tc.f.Ext())
-				if *update {
-					if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (go test ./internal/export -update writes it)", err)
-				}
-				if !bytes.Equal(b.Bytes(), want) {
-					t.Errorf("%s differs from %s:\n%s", name, path, b.String())
-				}
-				if tc.f == JSON || tc.f == JSONL {
-					for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
-						if tc.f == JSONL && !json.Valid([]byte(l)) {
-							t.Errorf("%s: a line is not JSON: %q", name, l)
-						}
-					}
-					if tc.f == JSON && !json.Valid(b.Bytes()) {
-						t.Errorf("%s is not JSON", name)
-					}
+			checkGoldens(t, agent, Session{Runtime: agent, ID: "ID", Title: info.Title, Cwd: info.Cwd}, evs)
+		})
+	}
+}
+
+// TestExportCursor: the one Cursor Agent CLI transcript there is (a
+// public fixture, no tool calls: no Cursor CLI can record here) exports as
+// the other agents' do. Its text stays in ../shared: the expected files
+// are made from the record here, not committed.
+func TestExportCursor(t *testing.T) {
+	dir := sharedtest.Fixtures(t, "public", "cursor", "deja-vu", "fixtures", "registry", "cursor")
+	evs, err := cursor.New(cursor.Options{Dir: dir}).Events(context.Background(), "registry-cursor")
+	if err != nil || len(evs) != 2 || evs[0].Role != session.RoleUser || evs[1].Role != session.RoleAssistant {
+		t.Fatalf("%+v, %v", evs, err)
+	}
+	want := map[Format]string{
+		Markdown: "### User\n\n" + evs[0].Text + "\n\n### Assistant\n\n" + evs[1].Text + "\n",
+		JSONL:    `{"role":"user","text":` + jsonText(evs[0].Text) + "}\n" + `{"role":"assistant","text":` + jsonText(evs[1].Text) + "}\n",
+	}
+	for _, f := range Formats() {
+		var b bytes.Buffer
+		n, err := Write(&b, f, Session{Runtime: "cursor", ID: "ID"}, evs, false)
+		if err != nil || n != 2 {
+			t.Fatalf("%s: %d messages, %v", f, n, err)
+		}
+		if w, ok := want[f]; ok && b.String() != w {
+			t.Errorf("%s:\n%s\nwant\n%s", f, b.String(), w)
+		}
+		if !strings.Contains(b.String(), evs[1].Text) {
+			t.Errorf("%s lacks the answer: %s", f, b.String())
+		}
+	}
+}
+
+func jsonText(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// checkGoldens exports evs in every format, with and without the tools,
+// against testdata/<agent>-<format>[-tools].<ext>.
+func checkGoldens(t *testing.T, agent string, meta Session, evs []session.Event) {
+	t.Helper()
+	for _, tc := range []struct {
+		f     Format
+		tools bool
+	}{{Markdown, false}, {JSON, false}, {JSONL, false}, {Text, false}, {Markdown, true}, {JSONL, true}} {
+		var b bytes.Buffer
+		stable := make([]session.Event, len(evs))
+		for i, e := range evs {
+			e.Time = time.Time{}
+			stable[i] = e
+		}
+		n, err := Write(&b, tc.f, meta, stable, tc.tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := countMessages(evs); n != want {
+			t.Errorf("%s: reported %d messages, the record has %d", tc.f, n, want)
+		}
+		name := agent + "-" + string(tc.f)
+		if tc.tools {
+			name += "-tools"
+		}
+		path := filepath.Join("testdata", name+tc.f.Ext())
+		if *update {
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (go test ./internal/export -update writes it)", err)
+		}
+		if !bytes.Equal(b.Bytes(), want) {
+			t.Errorf("%s differs from %s:\n%s", name, path, b.String())
+		}
+		if tc.f == JSON || tc.f == JSONL {
+			for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+				if tc.f == JSONL && !json.Valid([]byte(l)) {
+					t.Errorf("%s: a line is not JSON: %q", name, l)
 				}
 			}
-		})
+			if tc.f == JSON && !json.Valid(b.Bytes()) {
+				t.Errorf("%s is not JSON", name)
+			}
+		}
 	}
 }
 
