@@ -23,7 +23,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	c.Rescan(ctx)
 	wd, _ := os.Getwd()
 	o := mcpserver.Options{Catalog: c, IndexPath: app.IndexPath(cfg), Workspace: wd, Forbidden: append(c.WatchDirs(), cfg.DataDir),
-		Self: getenv("PADDOCK_SESSION"), DefaultAgent: registry.Default().Names()[0], Version: version}
+		Self: getenv("PADDOCK_SESSION"), DefaultAgent: registry.Default().Names()[0], Agents: registry.Default().Names(), Version: version}
 	if tok := getenv("PADDOCK_TOKEN"); tok != "" {
 		o.API = mcpAPI{cfg: cfg, token: tok}
 	}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,8 +49,11 @@ type Options struct {
 	Self string
 	// DefaultAgent is the agent sessions_create starts when none is named.
 	DefaultAgent string
-	Version      string
-	Now          func() time.Time
+	// Agents are the agents' names: a hand-off target naming one alone
+	// starts a new session of it.
+	Agents  []string
+	Version string
+	Now     func() time.Time
 }
 
 // API is what the tools ask of paddock serve.
@@ -74,7 +78,7 @@ func New(o Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "session_status", Description: "Say whether a session is running, where, and when it was last active."}, t.status)
 	mcp.AddTool(s, &mcp.Tool{Name: "sessions_export", Description: "Write a session's transcript to a file: markdown (default), json, jsonl or text."}, t.export)
 	mcp.AddTool(s, &mcp.Tool{Name: "sessions_create", Description: "Start a new agent session in paddock's terminal, in a workspace directory."}, t.create)
-	mcp.AddTool(s, &mcp.Tool{Name: "sessions_handoff", Description: "Hand a session's work (its context and a task) to another running session."}, t.handoff)
+	mcp.AddTool(s, &mcp.Tool{Name: "sessions_handoff", Description: "Hand a session's work (its context and a task) to another running session, or to a new one of an agent."}, t.handoff)
 	return s
 }
 
@@ -355,7 +359,7 @@ func (t *tools) create(ctx context.Context, _ *mcp.CallToolRequest, in createIn)
 }
 
 type handoffIn struct {
-	TargetSessionID string `json:"target_session_id" jsonschema:"the running session that takes the work over"`
+	TargetSessionID string `json:"target_session_id" jsonschema:"the running session that takes the work over (runtime:id); or an agent's name alone to start a new session of it, in the source's directory, with the hand-off as its first prompt"`
 	SourceSessionID string `json:"source_session_id,omitempty" jsonschema:"the session whose work it is (else found by query, then category)"`
 	Query           string `json:"query,omitempty" jsonschema:"find the source by these words, and keep only the messages naming them"`
 	Category        string `json:"category,omitempty" jsonschema:"find the source as the newest of this kind"`
@@ -390,9 +394,23 @@ func (t *tools) handoff(ctx context.Context, _ *mcp.CallToolRequest, in handoffI
 	if source == "" && in.Query == "" && in.Category == "" {
 		source = t.o.Self // the skill's last resort: the calling session
 	}
-	err := t.o.API.Post(ctx, "/api/v1/handoff", map[string]any{"target": in.TargetSessionID, "source": source, "query": in.Query,
+	body := map[string]any{"source": source, "query": in.Query,
 		"category": in.Category, "context": in.Context, "task": in.Task, "history_limit": in.HistoryLimit, "wait": in.Wait,
-		"timeout_seconds": in.TimeoutSeconds}, &res)
+		"timeout_seconds": in.TimeoutSeconds}
+	target := strings.TrimSpace(in.TargetSessionID)
+	switch {
+	case slices.Contains(t.o.Agents, target):
+		body["start"] = map[string]any{"runtime": target}
+	case target != "" && !strings.Contains(target, ":"):
+		i, err := t.resolve(ctx, target) // a bare id
+		if err != nil {
+			return nil, out, err
+		}
+		body["target"] = i.Key().String()
+	default:
+		body["target"] = target
+	}
+	err := t.o.API.Post(ctx, "/api/v1/handoff", body, &res)
 	if err != nil {
 		return nil, out, err
 	}

@@ -122,7 +122,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any,
 func TestTools(t *testing.T) {
 	c, index, home := fixture(t)
 	api := &fakeAPI{}
-	cs := connect(t, Options{Catalog: c, IndexPath: index, Workspace: home, Forbidden: c.WatchDirs(), API: api, Self: "claude:me", DefaultAgent: "claude"})
+	cs := connect(t, Options{Catalog: c, IndexPath: index, Workspace: home, Forbidden: c.WatchDirs(), API: api, Self: "claude:me", DefaultAgent: "claude", Agents: []string{"claude", "codex"}})
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +227,18 @@ func TestTools(t *testing.T) {
 	}
 	if len(api.calls) != 2 || !strings.Contains(api.calls[1], `"source":"claude:me"`) || !strings.Contains(api.calls[0], `"runtime":"claude"`) {
 		t.Errorf("asked of paddock serve: %q", api.calls)
+	}
+	// An agent's name alone starts a new session of it; a bare id is
+	// looked up.
+	if e := call(t, cs, "sessions_handoff", map[string]any{"target_session_id": "codex", "task": "carry on"}, &ho); e != "" {
+		t.Errorf("to a new session: %q", e)
+	}
+	if e := call(t, cs, "sessions_handoff", map[string]any{"target_session_id": sessionID, "task": "carry on"}, &ho); e != "" {
+		t.Errorf("to a bare id: %q", e)
+	}
+	if len(api.calls) != 4 || !strings.Contains(api.calls[2], `"start":{"runtime":"codex"}`) || strings.Contains(api.calls[2], `"target"`) ||
+		!strings.Contains(api.calls[3], `"target":"claude:`+sessionID+`"`) {
+		t.Errorf("asked of paddock serve: %q", api.calls[2:])
 	}
 
 	// Without paddock serve, starting and handing off say what they need.
