@@ -47,7 +47,7 @@ type Scanner interface {
 // Options tune a Catalog. Zero values take the defaults noted.
 type Options struct {
 	Limit         int           // sessions per runtime; 0 lists every session
-	Debounce      time.Duration // how long to gather fs events before rescanning; default 100ms
+	Debounce      time.Duration // the least time between two rescans for file events (a change after a quiet spell is rescanned at once); default 100ms
 	SweepInterval time.Duration // periodic sweep: a process exit is no file event; default 5s
 	// FullSweepInterval: how often a sweep scans every runtime whatever
 	// the file events and processes say; default 1m.

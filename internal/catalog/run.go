@@ -38,24 +38,33 @@ func (c *Catalog) Run(ctx context.Context) error {
 		return nil
 	}
 
-	// Debounce by delay from the first event of a burst, not from the last:
-	// an agent streaming an answer writes many times a second, and a timer
-	// reset by every write would postpone the update until the agent stops.
-	debounce := time.NewTimer(time.Hour)
-	debounce.Stop()
-	armed := false
+	// A change is rescanned at once when it comes after a quiet spell,
+	// then at most once per Debounce while changes keep coming (each
+	// rescan reads what came since the last). An agent streaming an answer
+	// writes many times a second, and one rescan stats every session of
+	// its agent: a rescan per write would cost too much, a timer reset by
+	// every write would postpone the update until the agent stops, and
+	// waiting out a window before the first rescan would delay every
+	// single change by it.
+	window := time.NewTimer(time.Hour)
+	window.Stop()
+	inWindow, pending := false, false
+	defer window.Stop()
+	var rescan func()
 	arm := func() {
-		if !armed {
-			armed = true
-			debounce.Reset(c.opts.Debounce)
+		if inWindow {
+			pending = true
+			return
 		}
+		rescan()
+		inWindow = true
+		window.Reset(c.opts.Debounce)
 	}
-	defer debounce.Stop()
 
 	sweep := time.NewTicker(c.opts.SweepInterval)
 	defer sweep.Stop()
 
-	rescan := func() {
+	rescan = func() {
 		// Only a scan can change what the scanners ask to watch (a new
 		// directory's creation is itself an event, or is found by the
 		// minute's full sweep).
@@ -66,7 +75,11 @@ func (c *Catalog) Run(ctx context.Context) error {
 		// before its watch existed: sync marks its runtime due, and one
 		// more (cheap) sweep picks them up.
 		if ws.sync(c.scanners) {
-			arm()
+			pending = true
+			if !inWindow {
+				inWindow = true
+				window.Reset(c.opts.Debounce)
+			}
 		}
 	}
 	if ws.sync(c.scanners) {
@@ -104,9 +117,12 @@ func (c *Catalog) Run(ctx context.Context) error {
 				slog.Bool("overflow", errors.Is(err, fsnotify.ErrEventOverflow)), slog.Any("err", err))
 			c.fresh.touchAll()
 			arm()
-		case <-debounce.C:
-			armed = false
-			rescan()
+		case <-window.C:
+			inWindow = false
+			if pending {
+				pending = false
+				arm()
+			}
 		case <-sweep.C:
 			rescan()
 		}

@@ -321,3 +321,39 @@ func TestRunFirstLook(t *testing.T) {
 		t.Errorf("a limit under the first look: %v, %d listed", err, len(limited.List(Filter{})))
 	}
 }
+
+// TestWatchRescansAtOnceThenThrottles: a change after a quiet spell is
+// rescanned at once, not after the window; a change inside the window
+// waits for its end (here an hour away).
+func TestWatchRescansAtOnceThenThrottles(t *testing.T) {
+	dir := t.TempDir()
+	ts := &txtScanner{name: "txt", dirs: []string{dir}}
+	c := New(Options{SweepInterval: time.Hour, Debounce: time.Hour}, ts)
+	ch, unsubscribe := c.Subscribe()
+	defer unsubscribe()
+	startRun(t, c)
+	if err := c.WaitComplete(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("first\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitChange(t, ch, "a.txt, with the window an hour long", func(chg Change) bool { return hasKey(chg.Updated, key("txt", "a")) })
+	// Let the write's own later events land in the window, then write
+	// another file: it must wait for the window's end.
+	time.Sleep(100 * time.Millisecond)
+	if err := os.WriteFile(filepath.Join(dir, "b.txt"), []byte("second\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(300 * time.Millisecond)
+	for {
+		select {
+		case chg := <-ch:
+			if hasKey(chg.Updated, key("txt", "b")) {
+				t.Fatal("a change inside the window was rescanned before its end")
+			}
+		case <-deadline:
+			return
+		}
+	}
+}
