@@ -16,13 +16,15 @@ import (
 type startingHosting struct {
 	Hosting
 	created []hosted.Request
+	lost    string // when set, the prompt does not arrive, for this reason
 }
 
 func (h *startingHosting) Installed() []string { return []string{"claude", "codex"} }
 
 func (h *startingHosting) Create(_ context.Context, r hosted.Request) (hosted.Created, error) {
 	h.created = append(h.created, r)
-	return hosted.Created{Key: session.Key{Runtime: r.Runtime, ID: "started-1"}, TerminalID: "t1", Prompt: &hosted.Delivery{Delivered: true}}, nil
+	d := &hosted.Delivery{Delivered: h.lost == "", Reason: h.lost}
+	return hosted.Created{Key: session.Key{Runtime: r.Runtime, ID: "started-1"}, TerminalID: "t1", Prompt: d}, nil
 }
 
 // TestHandoffStartsItsTarget: with start instead of a target, the
@@ -51,8 +53,16 @@ func TestHandoffStartsItsTarget(t *testing.T) {
 	if len(h.created) != 0 {
 		t.Fatalf("a refused hand-off started %+v", h.created)
 	}
+	// A target that dies before the message arrives: reported, nothing
+	// claimed, nothing marked.
+	h.lost = "the agent exited before its prompt arrived"
+	if code, body := post(`{` + src + `,"start":{"runtime":"codex"}}`); code != http.StatusBadGateway || decodeError(t, []byte(body)) != "not_delivered" ||
+		!strings.Contains(body, h.lost) {
+		t.Errorf("a lost hand-off: %d %s", code, body)
+	}
+	h.lost, h.created = "", nil
 	if page := r.do(r.srv.Handler(), http.MethodGet, "/", withCookie(tok)).Body.String(); strings.Contains(page, `data-testid="card-handed-off"`) {
-		t.Fatal("a card says it was handed off before any hand-off")
+		t.Fatal("a card says it was handed off before any hand-off arrived")
 	}
 	code, body := post(`{` + src + `,"start":{"runtime":"codex"}}`)
 	var out struct {

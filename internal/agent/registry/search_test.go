@@ -26,7 +26,12 @@ const searchMarker = "quokkamarker"
 
 // addMarker appends a turn naming searchMarker to the Claude session at
 // path, on its current branch, keeping its mtime.
-func addMarker(path string) error {
+func addMarker(path string) error { return appendTurn(path, searchMarker, true) }
+
+// appendTurn appends a user turn naming word to the Claude session at
+// path, on its current branch, as the CLI would (keepTime: the file's
+// mtime is put back, so the corpus's order stays).
+func appendTurn(path, word string, keepTime bool) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -49,9 +54,12 @@ func addMarker(path string) error {
 	}
 	line, _ := json.Marshal(map[string]any{"type": "user", "uuid": last.UUID[:len(last.UUID)-4] + "beef", "parentUuid": last.UUID,
 		"sessionId": last.SessionID, "cwd": last.Cwd, "timestamp": last.Timestamp, "isSidechain": false,
-		"message": map[string]any{"role": "user", "content": "and does the " + searchMarker + " module still build?"}})
+		"message": map[string]any{"role": "user", "content": "and does the " + word + " module still build?"}})
 	if err := os.WriteFile(path, append(append(data, line...), '\n'), 0o644); err != nil {
 		return err
+	}
+	if !keepTime {
+		return nil
 	}
 	return os.Chtimes(path, fi.ModTime(), fi.ModTime())
 }
@@ -99,7 +107,8 @@ func searchCorpus(tb testing.TB, home string, n int) (*catalog.Catalog, func() e
 // knows, and finds a word written into later turns of three sessions.
 func TestSearchIndexesEverySession(t *testing.T) {
 	ctx := context.Background()
-	c, closeCorpus := searchCorpus(t, t.TempDir(), 120)
+	home := t.TempDir()
+	c, closeCorpus := searchCorpus(t, home, 120)
 	defer closeCorpus()
 	ix, err := search.Open(ctx, search.Options{Path: filepath.Join(t.TempDir(), "search.db"), Source: c})
 	if err != nil {
@@ -137,6 +146,24 @@ func TestSearchIndexesEverySession(t *testing.T) {
 	}
 	if read, err := ix.Build(ctx); err != nil || read != 0 {
 		t.Errorf("an unchanged rebuild read %d conversations (%v), want 0", read, err)
+	}
+
+	// A copy of a recording grows: the next build reads that session
+	// alone and writes only its new message.
+	files, _ := filepath.Glob(filepath.Join(corpus.Paths{Home: home}.Claude(), "projects", "*", "*.jsonl"))
+	slices.Sort(files)
+	if err := appendTurn(files[len(files)-1], "wombatgrowth", false); err != nil {
+		t.Fatal(err)
+	}
+	c.Rescan(ctx)
+	if read, err := ix.Build(ctx); err != nil || read != 1 {
+		t.Errorf("after one session grew, the build read %d conversations (%v), want 1", read, err)
+	}
+	if _, n, err := ix.Count(ctx); err != nil || n != want+1 {
+		t.Errorf("after the append the index holds %d messages (%v), want %d", n, err, want+1)
+	}
+	if hits, err := ix.Search(ctx, search.Query{Text: "wombatgrowth"}); err != nil || len(hits) != 1 {
+		t.Errorf("the appended turn: %d hits (%v)", len(hits), err)
 	}
 
 	// The recorded tools' commands are not in the conversations; with
