@@ -38,27 +38,36 @@ func (c *Catalog) Run(ctx context.Context) error {
 		return nil
 	}
 
-	// A change is rescanned at once when it comes after a quiet spell,
-	// then at most once per Debounce while changes keep coming (each
-	// rescan reads what came since the last). An agent streaming an answer
-	// writes many times a second, and one rescan stats every session of
-	// its agent: a rescan per write would cost too much, a timer reset by
-	// every write would postpone the update until the agent stops, and
-	// waiting out a window before the first rescan would delay every
-	// single change by it.
+	// A write to a file after a quiet spell is rescanned at once, then at
+	// most once per Debounce while changes keep coming (each rescan reads
+	// what came since the last). An agent streaming an answer writes many
+	// times a second, and one rescan stats every session of its agent: a
+	// rescan per write would cost too much, a timer reset by every write
+	// would postpone the update until the agent stops, and waiting out a
+	// window before the first rescan would delay every append by it. A
+	// new file (or anything but a write) is gathered for one window
+	// first: it is usually being written as it is created, and read at
+	// once it would show as an empty session.
 	window := time.NewTimer(time.Hour)
 	window.Stop()
 	inWindow, pending := false, false
 	defer window.Stop()
 	var rescan func()
-	arm := func() {
-		if inWindow {
-			pending = true
-			return
-		}
-		rescan()
+	open := func() {
 		inWindow = true
 		window.Reset(c.opts.Debounce)
+	}
+	arm := func(now bool) {
+		switch {
+		case inWindow:
+			pending = true
+		case now:
+			rescan()
+			open()
+		default:
+			pending = true
+			open()
+		}
 	}
 
 	sweep := time.NewTicker(c.opts.SweepInterval)
@@ -77,13 +86,14 @@ func (c *Catalog) Run(ctx context.Context) error {
 		if ws.sync(c.scanners) {
 			pending = true
 			if !inWindow {
-				inWindow = true
-				window.Reset(c.opts.Debounce)
+				open()
 			}
 		}
 	}
+	// Directories that appeared during the first scan: one more sweep
+	// now, not a window that would hold back the first changes.
 	if ws.sync(c.scanners) {
-		arm()
+		rescan()
 	}
 
 	var lastWatchErr string
@@ -100,7 +110,7 @@ func (c *Catalog) Run(ctx context.Context) error {
 				continue // attribute noise; content changes come as Write/Create/Remove/Rename
 			}
 			ws.route(ev.Name)
-			arm()
+			arm(ev.Op.Has(fsnotify.Write) && !ev.Op.Has(fsnotify.Create))
 		case err, ok := <-ws.errors():
 			if !ok {
 				ws.stop()
@@ -116,12 +126,12 @@ func (c *Catalog) Run(ctx context.Context) error {
 			c.log.Log(ctx, level, "file watcher error; rescanning",
 				slog.Bool("overflow", errors.Is(err, fsnotify.ErrEventOverflow)), slog.Any("err", err))
 			c.fresh.touchAll()
-			arm()
+			arm(false)
 		case <-window.C:
 			inWindow = false
 			if pending {
 				pending = false
-				arm()
+				arm(true)
 			}
 		case <-sweep.C:
 			rescan()

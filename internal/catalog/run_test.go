@@ -322,11 +322,15 @@ func TestRunFirstLook(t *testing.T) {
 	}
 }
 
-// TestWatchRescansAtOnceThenThrottles: a change after a quiet spell is
-// rescanned at once, not after the window; a change inside the window
-// waits for its end (here an hour away).
+// TestWatchRescansAtOnceThenThrottles: a write to a file after a quiet
+// spell is rescanned at once, not after the window; a change inside the
+// window waits for its end (here an hour away), and so does a new file.
 func TestWatchRescansAtOnceThenThrottles(t *testing.T) {
 	dir := t.TempDir()
+	a := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(a, []byte("first\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ts := &txtScanner{name: "txt", dirs: []string{dir}}
 	c := New(Options{SweepInterval: time.Hour, Debounce: time.Hour}, ts)
 	ch, unsubscribe := c.Subscribe()
@@ -335,14 +339,27 @@ func TestWatchRescansAtOnceThenThrottles(t *testing.T) {
 	if err := c.WaitComplete(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("first\n"), 0o600); err != nil {
-		t.Fatal(err)
+	// One write over the bytes in place (an agent appends whole lines in
+	// one write; a truncation first could be read half done).
+	write := func(path, text string) {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
 	}
-	waitChange(t, ch, "a.txt, with the window an hour long", func(chg Change) bool { return hasKey(chg.Updated, key("txt", "a")) })
-	// Let the write's own later events land in the window, then write
-	// another file: it must wait for the window's end.
-	time.Sleep(100 * time.Millisecond)
-	if err := os.WriteFile(filepath.Join(dir, "b.txt"), []byte("second\n"), 0o600); err != nil {
+	write(a, "later\n")
+	waitChange(t, ch, "a.txt rewritten, with the window an hour long", func(chg Change) bool {
+		got, _ := c.Get(context.Background(), key("txt", "a"))
+		return hasKey(chg.Updated, key("txt", "a")) && got.Title == "later"
+	})
+	// Inside the window: another write, and a new file, wait for its end.
+	write(a, "third\n")
+	if err := os.WriteFile(filepath.Join(dir, "b.txt"), []byte("new\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.After(300 * time.Millisecond)
