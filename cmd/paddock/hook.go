@@ -57,7 +57,7 @@ func cmdHook(ctx context.Context, start time.Time, args []string, stdin io.Reade
 	} else if abs, err := filepath.Abs(a.DataDir); err == nil {
 		a.DataDir = abs
 	}
-	res := hookchannel.Relay(ctx, hookchannel.RelayOptions{Args: a, Stdin: stdin, Getenv: getenv, Start: start, MayDecide: agents.MayDecide, AcceptDecision: true})
+	res := hookchannel.Relay(ctx, hookchannel.RelayOptions{Args: a, Stdin: stdin, Getenv: getenv, Start: start, MayDecide: agents.MayDecide, MayHold: agents.MayHold, AcceptDecision: true})
 	if len(res.Output) > 0 && agents.MayDecide(a.Runtime, a.Event) {
 		_, _ = stdout.Write(res.Output)
 	}

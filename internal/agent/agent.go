@@ -339,6 +339,17 @@ func (r *Registry) MayDecide(name, event string) bool {
 	return ok && slices.Contains(a.Decisions.Events, event)
 }
 
+// MayHold says, from its payload, whether name's agent's decision event
+// may be held for the phone: only then may the relay wait past the
+// fail-open budget.
+func (r *Registry) MayHold(name, event string, payload []byte) bool {
+	a, ok := r.Get(name)
+	if !ok || !slices.Contains(a.Decisions.Events, event) {
+		return false
+	}
+	return a.Decisions.MayHold == nil || a.Decisions.MayHold(event, payload)
+}
+
 // Scope spells out what "always" grants for an item of name's agent with
 // these suggestions; "" when its policy cannot say.
 func (r *Registry) Scope(name string, suggestions json.RawMessage) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -143,4 +144,64 @@ func hookBenchBinary(b *testing.B) string {
 		b.Fatalf("building paddock: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// BenchmarkHookFailOpen: the real `paddock hook` against a listener that
+// accepts and never answers (hung) and one that answers after a second
+// (slow), per Claude event kind: every event paddock will not hold must
+// cost the agent ≤ 100 ms; only a permission prompt and a question paddock
+// may answer from the phone wait longer (up to 2 s for the listener to say
+// it holds them). Wall time p50/p99 per event; -benchtime=50x.
+func BenchmarkHookFailOpen(b *testing.B) {
+	bin := hookBenchBinary(b)
+	events := []struct{ name, event, payload string }{
+		{"SessionStart", "SessionStart", fmt.Sprintf(claudeSessionStart, "bench-1")},
+		{"UserPromptSubmit", "UserPromptSubmit", `{"session_id":"bench-1","hook_event_name":"UserPromptSubmit","prompt":"hello","permission_mode":"default"}`},
+		{"PreToolUse-Bash", "PreToolUse", `{"session_id":"bench-1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"permission_mode":"default"}`},
+		{"PostToolUse", "PostToolUse", `{"session_id":"bench-1","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"x"}}`},
+		{"Stop", "Stop", `{"session_id":"bench-1","hook_event_name":"Stop"}`},
+		{"PreToolUse-question-auto", "PreToolUse", `{"session_id":"bench-1","hook_event_name":"PreToolUse","tool_name":"AskUserQuestion","tool_input":{},"permission_mode":"auto"}`},
+		{"PermissionRequest", "PermissionRequest", `{"session_id":"bench-1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf x"}}`},
+	}
+	listeners := map[string]http.HandlerFunc{
+		"hung": func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
+		"slow": func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(time.Second):
+				w.WriteHeader(http.StatusNoContent)
+			case <-r.Context().Done():
+			}
+		},
+	}
+	for _, name := range []string{"hung", "slow"} {
+		dir := b.TempDir()
+		if _, _, err := hookchannel.LoadOrCreateSecret(dir); err != nil {
+			b.Fatal(err)
+		}
+		srv := httptest.NewServer(listeners[name])
+		port := srv.Listener.Addr().(*net.TCPAddr).Port
+		if err := app.WriteState(dir, app.State{PID: os.Getpid(), HookPort: port, HookAddr: fmt.Sprintf("127.0.0.1:%d", port)}); err != nil {
+			b.Fatal(err)
+		}
+		for _, ev := range events {
+			b.Run("listener="+name+"/"+ev.name, func(b *testing.B) {
+				wall := make([]time.Duration, 0, b.N)
+				for b.Loop() {
+					cmd := exec.Command(bin, "hook", "--runtime", "claude", "--data-dir", dir, ev.event)
+					cmd.Env = append(os.Environ(), "PADDOCK_HOOK_DEBUG=")
+					cmd.Stdin = strings.NewReader(ev.payload)
+					var out bytes.Buffer
+					cmd.Stdout, cmd.Stderr = &out, &out
+					start := time.Now()
+					if err := cmd.Run(); err != nil || out.Len() > 0 {
+						b.Fatalf("paddock hook: %v, output %q", err, out.String())
+					}
+					wall = append(wall, time.Since(start))
+				}
+				reportPercentiles(b, "wall", wall)
+			})
+		}
+		srv.CloseClientConnections()
+		srv.Close()
+	}
 }

@@ -122,6 +122,11 @@ type RelayOptions struct {
 	// the relay then waits for the body as long as the header says (at
 	// most maxHold). Off: the command never prints.
 	AcceptDecision bool
+	// MayHold says, from the payload, whether the listener may hold this
+	// decision event for the phone (a PreToolUse of a question, not of
+	// every tool call): only then does the relay give it DecisionTimeout
+	// to say so. nil: every MayDecide event may be held.
+	MayHold func(runtime, event string, payload []byte) bool
 }
 
 // Process is what the relay knows about the agent that ran the hook.
@@ -154,14 +159,15 @@ func Relay(ctx context.Context, o RelayOptions) (res Result) {
 	if o.Start.IsZero() {
 		o.Start = time.Now()
 	}
+	// An event paddock may hold gets longer to hear so, once its payload
+	// says it is one; every other event fails open within Timeout.
+	extendable := false
 	if o.Timeout <= 0 {
 		o.Timeout = Timeout
-		switch {
-		case o.Async:
+		if o.Async {
 			o.Timeout = AsyncTimeout
-		case o.AcceptDecision && o.mayDecide():
-			o.Timeout = DecisionTimeout
 		}
+		extendable = !o.Async
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
@@ -194,6 +200,10 @@ func Relay(ctx context.Context, o RelayOptions) (res Result) {
 	}
 	if len(payload) > MaxPayload {
 		return Result{Err: ErrTooLarge}
+	}
+	decides := o.AcceptDecision && o.mayDecide() && (o.MayHold == nil || o.MayHold(o.Runtime, o.Event, payload))
+	if decides && extendable && budget.Stop() {
+		budget = time.AfterFunc(time.Until(o.Start.Add(DecisionTimeout)), expire)
 	}
 	addr, secret, err := locate(o.DataDir)
 	if err != nil {
@@ -229,7 +239,7 @@ func Relay(ctx context.Context, o RelayOptions) (res Result) {
 		res.Err = fmt.Errorf("the listener answered %s", resp.Status)
 		return res
 	}
-	if o.AcceptDecision && resp.StatusCode == http.StatusOK && o.mayDecide() {
+	if decides && resp.StatusCode == http.StatusOK {
 		if hold, ok := holdFor(resp.Header.Get(HoldHeader)); ok && budget.Stop() {
 			// The listener holds the event for the phone: wait for its
 			// answer, no longer than it said. The agent may give up first

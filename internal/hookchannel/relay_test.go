@@ -524,3 +524,39 @@ func TestDecisionEventsWaitLongerForTheHold(t *testing.T) {
 // mayDecide is the shipped agents' list of decision events, as the hook
 // command passes it.
 var mayDecide = registry.Default().MayDecide
+
+// TestOnlyHoldableEventsWaitLonger: against a listener that never
+// answers, a Claude PreToolUse of an ordinary tool call — the payload
+// says paddock will not hold it — fails open within Timeout, as any
+// status event; a PreToolUse of a question paddock may answer from the
+// phone, and a PermissionRequest, get DecisionTimeout to hear so.
+func TestOnlyHoldableEventsWaitLonger(t *testing.T) {
+	dir := fakeServe(t, silentPort(t), os.Getpid())
+	mayHold := registry.Default().MayHold
+	for _, tc := range []struct {
+		name, event, payload string
+		long                 bool
+	}{
+		{"a Bash call", "PreToolUse", `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"permission_mode":"default"}`, false},
+		{"a question asked through PermissionRequest", "PreToolUse", `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"AskUserQuestion","permission_mode":"default"}`, false},
+		{"a question in auto mode", "PreToolUse", `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"AskUserQuestion","permission_mode":"auto"}`, true},
+		{"a permission prompt", "PermissionRequest", `{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash"}`, true},
+		{"not JSON", "PreToolUse", `{"tool_name":`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			res := Relay(context.Background(), RelayOptions{Args: Args{Runtime: "claude", Event: tc.event, DataDir: dir},
+				Stdin: strings.NewReader(tc.payload), Start: start, MayDecide: mayDecide, MayHold: mayHold, AcceptDecision: true})
+			took := time.Since(start)
+			if res.Delivered || !errors.Is(res.Err, context.DeadlineExceeded) {
+				t.Fatalf("result %+v", res)
+			}
+			if long := took >= DecisionTimeout; long != tc.long {
+				t.Errorf("gave up after %v; want the decision budget: %v", took, tc.long)
+			}
+			if !tc.long && took > bound {
+				t.Errorf("took %v, over the fail-open bound %v", took, bound)
+			}
+		})
+	}
+}

@@ -42,6 +42,7 @@ func policy() hold.Policy {
 		Hold:      holdFor,
 		Unwatched: true,
 		Held:      held,
+		MayHold:   mayHold,
 		Item:      item,
 		Encode:    encode,
 		Scope:     scope,
@@ -56,6 +57,24 @@ func held(ev hookstate.Event, r hold.Request, watching bool) bool {
 		return true
 	}
 	return r.Tool == toolQuestion && questionsSkipPermissionRequest[ev.PermissionMode] && watching
+}
+
+// mayHold is held as the relay sees it, from the payload alone (it
+// cannot know whether someone watches): a PreToolUse is held only for a
+// question in a mode that asks no PermissionRequest. Every other tool
+// call's PreToolUse — nearly all of them — fails open at once.
+func mayHold(event string, payload []byte) bool {
+	if event != "PreToolUse" {
+		return true
+	}
+	var p struct {
+		Tool string `json:"tool_name"`
+		Mode string `json:"permission_mode"`
+	}
+	if json.Unmarshal(payload, &p) != nil {
+		return false
+	}
+	return p.Tool == toolQuestion && questionsSkipPermissionRequest[p.Mode]
 }
 
 // item: an approval (allow, deny, and "always" when Claude offered

@@ -28,6 +28,11 @@ type Policy struct {
 	// Held says whether a request of Events is held at all (watching: a
 	// device was used lately); nil holds every one.
 	Held func(ev hookstate.Event, r Request, watching bool) bool
+	// MayHold is what the relay can tell from a payload of Events alone:
+	// whether Held may hold it. Only then does the agent wait longer than
+	// the fail-open budget for the listener; it must say yes wherever
+	// Held may. nil: every event of Events may be held.
+	MayHold func(event string, payload []byte) bool
 	// Item is what the phone shows and may answer; Encode is the answer
 	// in the agent's words (nil: no decision, the agent asks itself).
 	Item   func(ev hookstate.Event, r Request) decisions.Item
