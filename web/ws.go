@@ -73,7 +73,9 @@ func (s *Server) sameOrigin(r *http.Request) bool {
 		return false
 	}
 	u, err := url.Parse(o)
-	if err != nil || u.Scheme != "https" || u.Host != r.Host {
+	// A browser's Origin is exactly scheme://host[:port]: one with a user
+	// (https://evil@host), a path, a query or a fragment is not one.
+	if err != nil || u.Scheme != "https" || u.Host != r.Host || o != "https://"+u.Host {
 		return false
 	}
 	return s.hostAllowed(u.Host)

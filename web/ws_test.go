@@ -58,6 +58,9 @@ func TestWebsocketRefusesCrossOriginAndStrangers(t *testing.T) {
 		{"foreign origin", "https://evil.example", tok, http.StatusForbidden},
 		{"plain-http origin", "http" + strings.TrimPrefix(ts.URL, "https"), tok, http.StatusForbidden},
 		{"no origin", "", tok, http.StatusForbidden},
+		{"origin with a user", "https://evil@" + strings.TrimPrefix(ts.URL, "https://"), tok, http.StatusForbidden},
+		{"origin with a path", ts.URL + "/x", tok, http.StatusForbidden},
+		{"origin with a query", ts.URL + "?a=1", tok, http.StatusForbidden},
 		{"no session", ts.URL, "", http.StatusUnauthorized},
 		{"bad session", ts.URL, "forged", http.StatusUnauthorized},
 	}
