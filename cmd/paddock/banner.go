@@ -27,6 +27,10 @@ func printBanner(w io.Writer, st app.State, fingerprint, link string, expires ti
 	if fingerprint != "" {
 		fmt.Fprintln(w, "CA fingerprint (SHA-256):", fingerprint)
 	}
+	if link == "" {
+		fmt.Fprintln(w, "Devices are paired already; to pair another: paddock pair")
+		return
+	}
 	printPairing(w, link, expires)
 }
 

@@ -267,6 +267,18 @@ func (a *App) State() State { return a.state }
 // certificate of the user's own).
 func (a *App) CAFingerprint() string { return a.certs.CAFingerprint() }
 
+// PairedDevices is how many devices are paired (not revoked).
+func (a *App) PairedDevices(ctx context.Context) (int, error) {
+	ds, err := a.data.Auth.ListDevices(ctx)
+	n := 0
+	for _, d := range ds {
+		if !d.Revoked() {
+			n++
+		}
+	}
+	return n, err
+}
+
 // NewPairingCode is a one-time pairing code and when it expires.
 func (a *App) NewPairingCode(ctx context.Context) (string, time.Time, error) {
 	return a.data.Auth.NewPairingCode(ctx)

@@ -661,7 +661,11 @@ func TestBrowserReconnectsAfterRestart(t *testing.T) {
 
 	// A session started while paddock was down is on the board after.
 	writeTranscript(t, filepath.Join(home, ".claude", "projects", "-tmp-fakehome1-proj"), "5b2a4e6c-0000-4000-8000-0000restart", "a session from while paddock was down")
-	servetest.StartAt(t, home, srv.DataDir, nil, "--addr", addr)
+	srv2 := servetest.StartAt(t, home, srv.DataDir, nil, "--addr", addr)
+	// A device is paired and stdout is no terminal: no link in the output.
+	if !srv.LinkPrinted || srv2.LinkPrinted {
+		t.Errorf("pairing link printed: first start %v, restart with a device paired %v; want true, false", srv.LinkPrinted, srv2.LinkPrinted)
+	}
 	ph.pollFor("live again", `document.getElementById("reconnecting").hidden === true && !document.documentElement.hasAttribute("data-stale") &&
 		[...document.querySelectorAll('[data-testid="card"] .title')].some(e => e.textContent.includes("while paddock was down")) &&
 		[...document.querySelectorAll('main button')].every(b => !b.disabled)`, 30*time.Second)

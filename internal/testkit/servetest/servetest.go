@@ -53,10 +53,13 @@ func Binary(t testing.TB) string {
 type Server struct {
 	Cmd      *exec.Cmd
 	PairLink string
-	URLs     []string
-	DataDir  string
-	stderr   *lockedBuffer
-	stopOnce sync.Once
+	// LinkPrinted: serve printed the pairing link itself; false when it
+	// said devices are paired and PairLink came from `paddock pair`.
+	LinkPrinted bool
+	URLs        []string
+	DataDir     string
+	stderr      *lockedBuffer
+	stopOnce    sync.Once
 }
 
 // Stop sends SIGINT and waits for serve to exit (once; later calls return
@@ -170,7 +173,25 @@ func StartAt(t testing.TB, home, data string, env []string, extra ...string) *Se
 			case inURLs && strings.HasPrefix(l, "  https://"):
 				s.URLs = append(s.URLs, strings.TrimSpace(l))
 			case strings.HasPrefix(l, "pair link: "):
-				s.PairLink = strings.TrimPrefix(l, "pair link: ")
+				s.PairLink, s.LinkPrinted = strings.TrimPrefix(l, "pair link: "), true
+			case strings.HasPrefix(l, "Devices are paired already"):
+				// A restart over a data dir with paired devices prints no
+				// link (stdout is not a terminal): ask for one, as a user
+				// would.
+				pair := exec.Command(bin, "pair", "--data-dir", data)
+				pair.Env = cmd.Env
+				out, err := pair.Output()
+				if err != nil {
+					t.Fatalf("paddock pair: %v", err)
+				}
+				for _, pl := range strings.Split(string(out), "\n") {
+					if link, ok := strings.CutPrefix(pl, "pair link: "); ok {
+						s.PairLink = link
+					}
+				}
+				if s.PairLink == "" {
+					t.Fatalf("paddock pair printed no link: %s", out)
+				}
 			default:
 				inURLs = false
 			}
