@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v5"
 
@@ -65,6 +66,42 @@ func (s *Server) plainPair(c *echo.Context) error {
 	v := views.Pair{Error: "This pairing link was opened without encryption (http://), so its code was cancelled. Run `paddock pair` on the computer and open the https:// link it prints.", CAURL: "/ca"}
 	return s.render(c, http.StatusBadRequest, views.PairPage(s.page(c, "Pair"), v))
 }
+
+// burnPlainCredentials guards the plain-HTTP port: an API token or a
+// device session seen there travelled unencrypted, so it is revoked on
+// the spot (like a pairing code opened over http://) and the request is
+// refused, never redirected to HTTPS with it.
+func (s *Server) burnPlainCredentials(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		ctx := auth.WithActor(c.Request().Context(), "plain-http")
+		burned := false
+		if tok, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer "); ok {
+			burned = true
+			if t, err := s.opts.Auth.Token(ctx, strings.TrimSpace(tok)); err == nil {
+				if err := s.opts.Auth.RevokeToken(ctx, t.ID); err != nil {
+					return err
+				}
+				s.log.Warn("API token sent over plain HTTP: revoked", "token", t.ID, "name", t.Name, "ip", c.RealIP())
+			}
+		}
+		if ck, err := c.Cookie(cookieName); err == nil && ck.Value != "" {
+			burned = true
+			if d, err := s.opts.Auth.Device(ctx, ck.Value); err == nil {
+				if err := s.opts.Auth.RevokeDevice(ctx, d.ID); err != nil {
+					return err
+				}
+				s.log.Warn("device session sent over plain HTTP: revoked", "device", d.ID, "ip", c.RealIP())
+			}
+		}
+		if burned {
+			return errPlainCredential
+		}
+		return next(c)
+	}
+}
+
+var errPlainCredential = newError(http.StatusBadRequest, "credential_over_http",
+	"A credential was sent without encryption (http://), so paddock revoked it: make a new one (paddock token create, or pair the device again) and use the https:// address.")
 
 // logout forgets this device: the session is revoked server-side, not
 // just the cookie dropped.

@@ -95,7 +95,7 @@ func (s *Server) newHTTPS() *echo.Echo {
 // trusts the CA, and a redirect to HTTPS for the rest.
 func (s *Server) newPlain() *echo.Echo {
 	e := echo.NewWithConfig(echo.Config{Logger: s.log, HTTPErrorHandler: s.handleError})
-	e.Use(s.logRequests, s.recoverPanics, limitBody, securityHeaders, s.checkHost)
+	e.Use(s.logRequests, s.recoverPanics, limitBody, securityHeaders, s.checkHost, s.burnPlainCredentials)
 	e.GET("/", s.caPage)
 	e.GET("/pair", s.plainPair)
 	e.GET("/ca", s.caPage)

@@ -304,3 +304,38 @@ func TestNonBearerAuthorizationIsIgnored(t *testing.T) {
 		t.Fatalf("sessions with Basic auth: %d %q", w.Code, w.Header().Get("Cache-Control"))
 	}
 }
+
+// TestPlainHTTPBurnsCredentials: an API token or a device session sent to
+// the plain-HTTP port is revoked there and then, and the request refused
+// with the reason — not redirected to HTTPS with the credential; a
+// request without one is still redirected.
+func TestPlainHTTPBurnsCredentials(t *testing.T) {
+	r := newRig(t)
+	plain := func(q *http.Request) { q.TLS = nil; q.Host = "127.0.0.1:7080" }
+	tok, _, err := r.auth.CreateToken(t.Context(), "script")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bearer := withHeader("Authorization", "Bearer "+tok)
+	if w := r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions", bearer); w.Code != http.StatusOK {
+		t.Fatalf("the token before: %d", w.Code)
+	}
+	w := r.do(r.srv.PlainHandler(), http.MethodGet, "/api/v1/sessions", plain, bearer)
+	if w.Code != http.StatusBadRequest || w.Header().Get("Location") != "" || decodeError(t, w.Body.Bytes()) != "credential_over_http" {
+		t.Fatalf("a token over plain HTTP: %d %q %s", w.Code, w.Header().Get("Location"), w.Body)
+	}
+	if w := r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions", bearer); w.Code != http.StatusUnauthorized {
+		t.Errorf("the token after it crossed plain HTTP: %d, want 401", w.Code)
+	}
+	cookie := r.pair()
+	w = r.do(r.srv.PlainHandler(), http.MethodGet, "/", plain, withCookie(cookie))
+	if w.Code != http.StatusBadRequest || w.Header().Get("Location") != "" {
+		t.Fatalf("a device session over plain HTTP: %d %q", w.Code, w.Header().Get("Location"))
+	}
+	if w := r.do(r.srv.Handler(), http.MethodGet, "/api/v1/sessions", withCookie(cookie), withHeader("Accept", "application/json")); w.Code != http.StatusUnauthorized {
+		t.Errorf("the device after its session crossed plain HTTP: %d, want 401", w.Code)
+	}
+	if w := r.do(r.srv.PlainHandler(), http.MethodGet, "/api/v1/sessions", plain); w.Code != http.StatusPermanentRedirect {
+		t.Errorf("no credential: %d, want the redirect", w.Code)
+	}
+}
