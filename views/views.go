@@ -190,6 +190,9 @@ type Session struct {
 	NewHereURL string
 	// HandoffTargets are the running sessions paddock hosts that this
 	// one's work can be handed to (none: no Hand off sheet).
+	// MarkRead: the session had an unread result; the page, once shown,
+	// posts that it was read.
+	MarkRead       bool
 	HandoffTargets []Option
 	// HandoffStarts are the agents a hand-off can start a new session of,
 	// in this session's directory, with the hand-off as its first prompt.

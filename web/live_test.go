@@ -159,8 +159,21 @@ func TestOpeningASessionReadsItsResult(t *testing.T) {
 		r.live.HookEvent(ctx, hookstate.Event{Runtime: "claude", SessionID: sessionA, Name: string(kind), Kind: kind, Cwd: projectPath, Relay: relay()})
 	}
 	waitCard(t, r.live, k, func(c live.Card) bool { return c.Attention == hookstate.AttentionUnread })
-	if w := r.do(r.srv.Handler(), http.MethodGet, "/s/claude/"+sessionA, withCookie(tok)); w.Code != http.StatusOK {
-		t.Fatalf("session page %d", w.Code)
+	// The GET changes nothing (a cross-site link could send it); the page
+	// it serves posts that it was read.
+	w := r.do(r.srv.Handler(), http.MethodGet, "/s/claude/"+sessionA, withCookie(tok))
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `hx-post="/s/claude/`+sessionA+`/read"`) {
+		t.Fatalf("session page %d, or no read mark in it", w.Code)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if c, ok := r.live.Card(k); !ok || c.Attention != hookstate.AttentionUnread {
+		t.Fatalf("a GET marked the session read: %+v", c)
+	}
+	if w := r.do(r.srv.Handler(), http.MethodPost, "/s/claude/"+sessionA+"/read", withCookie(tok)); w.Code != http.StatusForbidden {
+		t.Errorf("a read mark without CSRF: %d, want 403", w.Code)
+	}
+	if w := r.do(r.srv.Handler(), http.MethodPost, "/s/claude/"+sessionA+"/read", withCookie(tok), withHeader(csrfHeader, r.csrf(tok))); w.Code != http.StatusNoContent {
+		t.Fatalf("read mark: %d", w.Code)
 	}
 	waitCard(t, r.live, k, func(c live.Card) bool { return c.Attention == hookstate.AttentionNone })
 }

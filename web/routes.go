@@ -56,6 +56,7 @@ func (s *Server) newHTTPS() *echo.Echo {
 	a.GET("/ws", s.websocket)
 	a.GET("/new", s.newSessionPage)
 	a.POST("/new", s.newSessionSubmit)
+	a.POST("/s/:runtime/:id/read", s.markRead)
 	a.POST("/s/:runtime/:id/send", s.sendFromPage)
 	a.POST("/s/:runtime/:id/review", s.sendReview)
 	a.POST("/s/:runtime/:id/handoff", s.handoffFromPage)

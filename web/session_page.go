@@ -48,12 +48,10 @@ func (s *Server) sessionPage(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if e.Card != nil && e.Card.Attention == hookstate.AttentionUnread {
-		// Opening the session reads its result; a failure only leaves the
-		// dot on.
-		_ = s.opts.Board.MarkRead(ctx, k)
-	}
+	// A GET changes nothing: the page, once shown, says it was read
+	// (POST …/read, which a cross-site link cannot send).
 	v := s.sessionView(ctx, e, r)
+	v.MarkRead = e.Card != nil && e.Card.Attention == hookstate.AttentionUnread
 	if raw := c.QueryParam("at"); raw != "" {
 		// Opened at a message (a search hit, #m-N names it): the page
 		// around it rather than the newest.
@@ -101,4 +99,17 @@ func (s *Server) olderMessages(c *echo.Context) error {
 		return s.render(c, http.StatusOK, views.OlderGone(sessionURL(k)))
 	}
 	return s.render(c, http.StatusOK, views.OlderPage(s.conversationPage(k, msgs, to)))
+}
+
+// markRead is POST /s/{runtime}/{id}/read: the session page was shown,
+// so its unread result is read.
+func (s *Server) markRead(c *echo.Context) error {
+	k, err := sessionKey(c)
+	if err != nil {
+		return err
+	}
+	if err := s.opts.Board.MarkRead(c.Request().Context(), k); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }
