@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,23 +164,48 @@ func BenchmarkHookFailOpen(b *testing.B) {
 		{"PreToolUse-question-auto", "PreToolUse", `{"session_id":"bench-1","hook_event_name":"PreToolUse","tool_name":"AskUserQuestion","tool_input":{},"permission_mode":"auto"}`},
 		{"PermissionRequest", "PermissionRequest", `{"session_id":"bench-1","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf x"}}`},
 	}
-	listeners := map[string]http.HandlerFunc{
-		"hung": func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
-		"slow": func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case <-time.After(time.Second):
-				w.WriteHeader(http.StatusNoContent)
-			case <-r.Context().Done():
-			}
-		},
-	}
 	for _, name := range []string{"hung", "slow"} {
 		dir := b.TempDir()
 		if _, _, err := hookchannel.LoadOrCreateSecret(dir); err != nil {
 			b.Fatal(err)
 		}
-		srv := httptest.NewServer(listeners[name])
-		port := srv.Listener.Addr().(*net.TCPAddr).Port
+		var port int
+		if name == "hung" {
+			// Accepts and never answers (nor closes).
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var mu sync.Mutex
+			var conns []net.Conn
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					mu.Lock()
+					conns = append(conns, c)
+					mu.Unlock()
+				}
+			}()
+			defer func() {
+				ln.Close()
+				mu.Lock()
+				defer mu.Unlock()
+				for _, c := range conns {
+					c.Close()
+				}
+			}()
+			port = ln.Addr().(*net.TCPAddr).Port
+		} else {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				time.Sleep(time.Second)
+				w.WriteHeader(http.StatusNoContent)
+			}))
+			defer srv.Close()
+			port = srv.Listener.Addr().(*net.TCPAddr).Port
+		}
 		if err := app.WriteState(dir, app.State{PID: os.Getpid(), HookPort: port, HookAddr: fmt.Sprintf("127.0.0.1:%d", port)}); err != nil {
 			b.Fatal(err)
 		}
@@ -201,7 +227,5 @@ func BenchmarkHookFailOpen(b *testing.B) {
 				reportPercentiles(b, "wall", wall)
 			})
 		}
-		srv.CloseClientConnections()
-		srv.Close()
 	}
 }
