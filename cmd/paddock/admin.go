@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -99,9 +100,27 @@ func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 
 func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) == 0 {
-		return errors.New("usage: paddock token create NAME | list | revoke ID")
+		return errors.New("usage: paddock token create [--expires DURATION] NAME | list | revoke ID")
 	}
 	sub, args := args[0], args[1:]
+	// --expires belongs to create alone; the rest are the common flags.
+	expires := new(time.Duration)
+	for i := 0; i < len(args); i++ {
+		raw, ok := strings.CutPrefix(args[i], "--expires=")
+		if !ok && args[i] == "--expires" && i+1 < len(args) {
+			raw, ok = args[i+1], true
+			args = append(args[:i:i], args[i+1:]...)
+		}
+		if ok {
+			d, err := time.ParseDuration(raw)
+			if err != nil || d <= 0 || sub != "create" {
+				return errors.New("--expires goes with token create, as a duration such as 720h (30 days)")
+			}
+			*expires = d
+			args = append(args[:i:i], args[i+1:]...)
+			i--
+		}
+	}
 	cfg, fs, err := loadConfig("token", args, stderr, getenv, false)
 	if err != nil {
 		return err
@@ -114,13 +133,17 @@ func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	switch sub {
 	case "create":
 		if fs.NArg() != 1 {
-			return errors.New("usage: paddock token create NAME")
+			return errors.New("usage: paddock token create [--expires DURATION] NAME")
 		}
-		tok, t, err := a.Auth.CreateToken(ctx, fs.Arg(0))
+		tok, t, err := a.Auth.CreateTokenFor(ctx, fs.Arg(0), *expires)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "created token %s (%s); it is shown only now:\n%s\n", t.ID, t.Name, tok)
+		until := "until revoked"
+		if !t.ExpiresAt.IsZero() {
+			until = "until " + t.ExpiresAt.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(stdout, "created token %s (%s), valid %s; it is shown only now:\n%s\n", t.ID, t.Name, until, tok)
 		return nil
 	case "list":
 		toks, err := a.Auth.ListTokens(ctx)
@@ -128,13 +151,16 @@ func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tCREATED\tLAST USED\tSTATUS")
+		fmt.Fprintln(tw, "ID\tNAME\tCREATED\tLAST USED\tEXPIRES\tSTATUS")
 		for _, t := range toks {
 			status := "active"
-			if !t.RevokedAt.IsZero() {
+			switch {
+			case !t.RevokedAt.IsZero():
 				status = "revoked"
+			case !t.ExpiresAt.IsZero() && !time.Now().Before(t.ExpiresAt):
+				status = "expired"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, day(t.CreatedAt), day(t.LastUsedAt), status)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, day(t.CreatedAt), day(t.LastUsedAt), day(t.ExpiresAt), status)
 		}
 		return tw.Flush()
 	case "revoke":

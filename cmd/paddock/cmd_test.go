@@ -52,6 +52,20 @@ func TestAdminCommands(t *testing.T) {
 		t.Fatalf("revoking an unknown token: %d %q", code, errs)
 	}
 
+	// A token with an end says when; bad lifetimes are refused.
+	code, out, errs = runCmd(t, e, "token", "create", "--expires", "720h", "nightly")
+	if code != 0 || !strings.Contains(out, "valid until ") {
+		t.Fatalf("token create --expires: %d %q %q", code, out, errs)
+	}
+	if _, out, _ := runCmd(t, e, "token", "list"); !strings.Contains(out, "EXPIRES") || !strings.Contains(out, "nightly") {
+		t.Errorf("token list: %q", out)
+	}
+	for _, bad := range [][]string{{"token", "create", "--expires", "soon", "x"}, {"token", "create", "--expires=-1h", "x"}, {"token", "list", "--expires", "1h"}} {
+		if code, _, errs := runCmd(t, e, bad...); code == 0 || !strings.Contains(errs, "--expires") {
+			t.Errorf("%v: %d %q", bad, code, errs)
+		}
+	}
+
 	code, out, errs = runCmd(t, e, "pair")
 	if code != 0 || !strings.Contains(out, "pair link: https://") || !strings.Contains(out, "/pair?code=") {
 		t.Fatalf("pair: %d %q %q", code, out, errs)

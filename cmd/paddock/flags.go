@@ -74,6 +74,7 @@ func loadConfigFor(agents *agent.Registry, name string, args []string, stderr io
 			}
 		}
 		fs.IntVar(&cfg.ScanLimit, "scan-limit", cfg.ScanLimit, "sessions listed per agent, the newest first (0: every session)")
+		fs.DurationVar(&cfg.DeviceIdle, "device-idle", cfg.DeviceIdle, "a paired device unused this long must pair again (0: never)")
 		fs.DurationVar(&cfg.SweepInterval, "sweep", cfg.SweepInterval, "periodic rescan interval (also how soon a dead process shows as ended)")
 		fs.DurationVar(&cfg.ProcessCheck, "process-check", cfg.ProcessCheck, "how often live sessions' agent processes are checked (gone → ended) and measured")
 		fs.StringVar(&cfg.Density, "density", cfg.Density, "permission signals: low (PermissionRequest and timers), medium (+ permission notifications), high (+ notifications without a known tool call)")

@@ -27,7 +27,11 @@ func OpenData(ctx context.Context, cfg config.Config, log *slog.Logger) (*Data, 
 	if err != nil {
 		return nil, err
 	}
-	svc := auth.New(auth.Options{Store: st, PairingTTL: cfg.PairingTTL, Logger: log})
+	idle := cfg.DeviceIdle
+	if idle == 0 {
+		idle = -1 // 0 on the command line: never
+	}
+	svc := auth.New(auth.Options{Store: st, PairingTTL: cfg.PairingTTL, DeviceIdle: idle, Logger: log})
 	return &Data{Store: st, Auth: svc}, nil
 }
 

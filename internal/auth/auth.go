@@ -38,6 +38,7 @@ var (
 	ErrRateLimited     = errors.New("too many attempts; wait a minute")
 	ErrUnauthenticated = errors.New("not signed in")
 	ErrRevoked         = errors.New("access revoked")
+	ErrExpired         = errors.New("access expired")
 	ErrNotFound        = errors.New("not found")
 	ErrInvalidName     = errors.New("invalid name")
 )
@@ -91,7 +92,14 @@ type Options struct {
 	Logger     *slog.Logger
 	PairRate   rate.Limit
 	PairBurst  int
+	// DeviceIdle ends a device's session once it has not been used for
+	// this long (default DefaultDeviceIdle; negative: never).
+	DeviceIdle time.Duration
 }
+
+// DefaultDeviceIdle is how long a paired device may go unused before it
+// must pair again: a phone lost or sold stops being a key after that.
+const DefaultDeviceIdle = 90 * 24 * time.Hour
 
 // Service is paddock's authentication. It is safe for concurrent use.
 type Service struct {
@@ -100,6 +108,7 @@ type Service struct {
 	now    func() time.Time
 	logger *slog.Logger
 	pairs  *limiter
+	idle   time.Duration // 0: devices never expire
 }
 
 // New returns a Service. It panics without a Store: that is a wiring bug,
@@ -123,12 +132,19 @@ func New(opts Options) *Service {
 	if opts.PairBurst <= 0 {
 		opts.PairBurst = DefaultPairBurst
 	}
+	switch {
+	case opts.DeviceIdle == 0:
+		opts.DeviceIdle = DefaultDeviceIdle
+	case opts.DeviceIdle < 0:
+		opts.DeviceIdle = 0
+	}
 	return &Service{
 		store:  opts.Store,
 		ttl:    opts.PairingTTL,
 		now:    opts.Now,
 		logger: opts.Logger.WithGroup("auth"),
 		pairs:  newLimiter(opts.PairRate, opts.PairBurst),
+		idle:   opts.DeviceIdle,
 	}
 }
 

@@ -687,3 +687,59 @@ func TestBurnMakesACodeUseless(t *testing.T) {
 		t.Fatalf("pairing with a burnt code: %v", err)
 	}
 }
+
+// TestCredentialsExpire: a device unused for longer than DeviceIdle must
+// pair again (its session is revoked and audited, still used it lasts); a
+// token made with a lifetime stops at its end; negative DeviceIdle keeps
+// devices forever.
+func TestCredentialsExpire(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t, Options{DeviceIdle: 48 * time.Hour})
+	token, dev, err := r.svc.Pair(ctx, r.code(t), iPhoneSafari, "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.clock.Add(47 * time.Hour)
+	if _, err := r.svc.Device(ctx, token); err != nil {
+		t.Fatalf("used within its idle time: %v", err)
+	}
+	r.clock.Add(47 * time.Hour) // 47 h since it was last seen
+	if _, err := r.svc.Device(ctx, token); err != nil {
+		t.Fatalf("used again within its idle time: %v", err)
+	}
+	r.clock.Add(49 * time.Hour)
+	if _, err := r.svc.Device(ctx, token); !errors.Is(err, ErrExpired) {
+		t.Fatalf("unused for 49 h: %v, want ErrExpired", err)
+	}
+	if _, err := r.svc.Device(ctx, token); !errors.Is(err, ErrRevoked) {
+		t.Errorf("after expiring: %v, want ErrRevoked (for good)", err)
+	}
+	if log, _ := r.store.AuditOf(ctx, "device.expire", 5); len(log) != 1 || !strings.Contains(log[0].Detail, dev.ID) {
+		t.Errorf("audit: %+v", log)
+	}
+
+	tok, _, err := r.svc.CreateTokenFor(ctx, "nightly", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.Token(ctx, tok); err != nil {
+		t.Fatalf("a fresh token: %v", err)
+	}
+	r.clock.Add(time.Hour)
+	if _, err := r.svc.Token(ctx, tok); !errors.Is(err, ErrExpired) {
+		t.Errorf("a token at its end: %v, want ErrExpired", err)
+	}
+	if _, _, err := r.svc.CreateTokenFor(ctx, "x", -time.Second); err == nil {
+		t.Error("a negative lifetime accepted")
+	}
+
+	forever := newRig(t, Options{DeviceIdle: -1})
+	token, _, err = forever.svc.Pair(ctx, forever.code(t), iPhoneSafari, "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forever.clock.Add(400 * 24 * time.Hour)
+	if _, err := forever.svc.Device(ctx, token); err != nil {
+		t.Errorf("DeviceIdle < 0: a device unused for 400 days: %v", err)
+	}
+}

@@ -31,6 +31,15 @@ func (s *Service) Device(ctx context.Context, token string) (store.Device, error
 		return store.Device{}, ErrRevoked
 	}
 	now := s.now()
+	if last := dev.LastSeenAt; s.idle > 0 && !last.IsZero() && now.Sub(last) > s.idle {
+		// Unused too long: its session ends for good, as a revocation.
+		if err := s.store.RevokeDevice(ctx, dev.ID, now); err != nil {
+			return store.Device{}, fmt.Errorf("auth: expire device: %w", err)
+		}
+		s.audit(ctx, now, "paddock", "device.expire", "device="+dev.ID)
+		s.logger.Info("device expired: unused too long", "device", dev.ID, "last_seen", last)
+		return store.Device{}, ErrExpired
+	}
 	ip := clientIPFrom(ctx)
 	// A failed touch must not lock the user out; the session is valid.
 	if wrote, err := s.store.TouchDevice(ctx, dev.ID, now, ip); err != nil {

@@ -19,13 +19,26 @@ import (
 // phone must be traceable. ErrInvalidName unless name is 1–64 printable
 // characters.
 func (s *Service) CreateToken(ctx context.Context, name string) (token string, t store.APIToken, err error) {
+	return s.CreateTokenFor(ctx, name, 0)
+}
+
+// CreateTokenFor is CreateToken for a token that ends after ttl (0: lasts
+// until revoked).
+func (s *Service) CreateTokenFor(ctx context.Context, name string, ttl time.Duration) (token string, t store.APIToken, err error) {
 	name, ok := validName(name)
 	if !ok {
 		return "", store.APIToken{}, ErrInvalidName
 	}
+	if ttl < 0 {
+		return "", store.APIToken{}, errors.New("auth: a token's lifetime cannot be negative")
+	}
 	token = TokenPrefix + newSecret(tokenBytes)
 	now := s.now()
-	t, err = s.store.InsertAPIToken(ctx, name, digest(token), now)
+	var expires time.Time
+	if ttl > 0 {
+		expires = now.Add(ttl)
+	}
+	t, err = s.store.InsertAPIToken(ctx, name, digest(token), now, expires)
 	if err != nil {
 		return "", store.APIToken{}, fmt.Errorf("auth: create token: %w", err)
 	}
@@ -54,6 +67,9 @@ func (s *Service) Token(ctx context.Context, token string) (store.APIToken, erro
 		return store.APIToken{}, ErrRevoked
 	}
 	now := s.now()
+	if !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt) {
+		return store.APIToken{}, ErrExpired
+	}
 	if wrote, err := s.store.TouchAPIToken(ctx, t.ID, now); err != nil {
 		s.logger.Warn("recording token use failed", "token", t.ID, "err", err)
 	} else if wrote {

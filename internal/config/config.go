@@ -32,7 +32,10 @@ type Config struct {
 	IndexTools    bool
 	SweepInterval time.Duration // periodic rescan, which also notices dead processes
 	PairingTTL    time.Duration
-	LogLevel      slog.Level
+	// DeviceIdle: a paired device unused this long must pair again
+	// (negative: never).
+	DeviceIdle time.Duration
+	LogLevel   slog.Level
 	// ProcessCheck is the process-check interval: how often live
 	// sessions' processes are checked (gone → ended) and measured.
 	ProcessCheck time.Duration
@@ -64,6 +67,7 @@ func Default(getenv func(string) string) (Config, error) {
 		AgentDirs:     map[string]string{},
 		SweepInterval: 3 * time.Second,
 		PairingTTL:    10 * time.Minute,
+		DeviceIdle:    90 * 24 * time.Hour,
 		LogLevel:      slog.LevelInfo,
 		ProcessCheck:  15 * time.Second,
 		Holds:         map[string]time.Duration{},

@@ -16,15 +16,17 @@ type APIToken struct {
 	CreatedAt  time.Time
 	LastUsedAt time.Time
 	RevokedAt  time.Time
+	ExpiresAt  time.Time // zero: until revoked
 }
 
 // Revoked reports whether the token has been revoked.
 func (t APIToken) Revoked() bool { return !t.RevokedAt.IsZero() }
 
-const tokenColumns = `id, name, created_at, last_used_at, revoked_at`
+const tokenColumns = `id, name, created_at, last_used_at, revoked_at, expires_at`
 
-// InsertAPIToken records a new token by the SHA-256 of its secret.
-func (s *Store) InsertAPIToken(ctx context.Context, name string, hash []byte, created time.Time) (APIToken, error) {
+// InsertAPIToken records a new token by the SHA-256 of its secret; a
+// non-zero expires ends it then.
+func (s *Store) InsertAPIToken(ctx context.Context, name string, hash []byte, created, expires time.Time) (APIToken, error) {
 	if err := checkHash(hash); err != nil {
 		return APIToken{}, err
 	}
@@ -32,9 +34,14 @@ func (s *Store) InsertAPIToken(ctx context.Context, name string, hash []byte, cr
 		return APIToken{}, errors.New("store: token without creation time")
 	}
 	t := APIToken{ID: newID(), Name: name, CreatedAt: fromMS(ms(created))}
+	var exp any // NULL: no end
+	if !expires.IsZero() {
+		t.ExpiresAt = fromMS(ms(expires))
+		exp = ms(expires)
+	}
 	_, err := s.db.ExecContext(ctx,
-		`INSERT INTO api_tokens (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)`,
-		t.ID, t.Name, hash, ms(t.CreatedAt))
+		`INSERT INTO api_tokens (id, name, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+		t.ID, t.Name, hash, ms(t.CreatedAt), exp)
 	if err != nil {
 		return APIToken{}, fmt.Errorf("store: insert api token: %w", err)
 	}
@@ -98,8 +105,9 @@ func scanAPIToken(r scanner) (APIToken, error) {
 		t                 APIToken
 		created           int64
 		lastUsed, revoked sql.NullInt64
+		expires           sql.NullInt64
 	)
-	err := r.Scan(&t.ID, &t.Name, &created, &lastUsed, &revoked)
+	err := r.Scan(&t.ID, &t.Name, &created, &lastUsed, &revoked, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return APIToken{}, ErrNotFound
 	}
@@ -108,6 +116,7 @@ func scanAPIToken(r scanner) (APIToken, error) {
 	}
 	t.CreatedAt = fromMS(created)
 	t.LastUsedAt = fromNullMS(lastUsed)
+	t.ExpiresAt = fromNullMS(expires)
 	t.RevokedAt = fromNullMS(revoked)
 	return t, nil
 }

@@ -10,19 +10,22 @@ import (
 func TestAPITokens(t *testing.T) {
 	s := openTest(t)
 	ctx := context.Background()
-	a, err := s.InsertAPIToken(ctx, "backup script", hash("pa"), t0)
+	a, err := s.InsertAPIToken(ctx, "backup script", hash("pa"), t0, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.InsertAPIToken(ctx, "ci", hash("pb"), t0.Add(time.Second))
+	b, err := s.InsertAPIToken(ctx, "ci", hash("pb"), t0.Add(time.Second), t0.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.InsertAPIToken(ctx, "dup", hash("pa"), t0); err == nil {
+	if _, err := s.InsertAPIToken(ctx, "dup", hash("pa"), t0, time.Time{}); err == nil {
 		t.Error("duplicate token hash accepted")
 	}
 	if got, err := s.APITokenByHash(ctx, hash("pa")); err != nil || got != a {
 		t.Errorf("APITokenByHash = %+v, %v; want %+v", got, err, a)
+	}
+	if got, err := s.APITokenByHash(ctx, hash("pb")); err != nil || !got.ExpiresAt.Equal(t0.Add(time.Hour)) || got != b {
+		t.Errorf("a token with an end: %+v, %v", got, err)
 	}
 	if _, err := s.APITokenByHash(ctx, hash("nope")); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown: err = %v", err)
