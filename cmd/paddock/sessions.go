@@ -46,13 +46,10 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	if len(args) == 0 || args[0] != "search" {
 		return errors.New(sessionsUsage)
 	}
-	cfg, err := config.Default(getenv)
+	cfg, fs, err := sessionsFlags("search", stderr, getenv)
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("paddock sessions search", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "paddock's data directory (its search index)")
 	runtime := fs.String("runtime", "", "only this agent's sessions: "+strings.Join(registry.Default().Names(), ", "))
 	id := fs.String("session", "", "only inside this session (with --runtime)")
 	project := fs.String("project", "", "only sessions in this directory (its path or its last element)")
@@ -88,7 +85,7 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer, g
 		}
 		*p.to = t
 	}
-	ix, err := search.OpenReader(ctx, app.IndexPath(cfg))
+	ix, err := search.OpenReader(ctx, app.IndexPath(*cfg))
 	if err != nil {
 		return err
 	}
@@ -126,6 +123,19 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	return nil
 }
 
+// sessionsFlags is the start of every `paddock sessions` command's flags:
+// the defaults' config and --data-dir.
+func sessionsFlags(name string, stderr io.Writer, getenv func(string) string) (*config.Config, *flag.FlagSet, error) {
+	cfg, err := config.Default(getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	fs := flag.NewFlagSet("paddock sessions "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "paddock's data directory (its search index, and where a running serve is found)")
+	return &cfg, fs, nil
+}
+
 // cmdIndex is `paddock index rebuild`.
 func cmdIndex(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) == 0 || args[0] != "rebuild" {
@@ -148,12 +158,10 @@ const exportUsage = `usage: paddock sessions export --runtime R [--format markdo
 // cmdExport is `paddock sessions export`: one session's record to a file
 // (or - for standard output), read from the agent's history.
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	cfg, err := config.Default(getenv)
+	cfg, fs, err := sessionsFlags("export", stderr, getenv)
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("paddock sessions export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	runtime := fs.String("runtime", "", "the session's agent: "+strings.Join(registry.Default().Names(), ", "))
 	format := fs.String("format", "markdown", "markdown (the conversation only), json, jsonl or text")
 	tools := fs.Bool("tools", false, "also the thinking, tool calls and their results (each after its call)")
@@ -174,7 +182,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if !slices.Contains(agents.Names(), k.Runtime) {
 		return fmt.Errorf("no agent %q (%s)", k.Runtime, strings.Join(agents.Names(), ", "))
 	}
-	c := app.HistoryCatalog(cfg, agents, newLogger(stderr, cfg.LogLevel))
+	c := app.HistoryCatalog(*cfg, agents, newLogger(stderr, cfg.LogLevel))
 	info, err := c.Get(ctx, k)
 	if errors.Is(err, session.ErrNotFound) {
 		return fmt.Errorf("%s has no session %s", agents.Label(k.Runtime), k.ID)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"strings"
 
 	"paddock/internal/agent/registry"
-	"paddock/internal/config"
 )
 
 const createUsage = `usage: paddock sessions create --runtime R [--workdir DIR] [--name NAME] [--model M] [--json] [PROMPT...]`
@@ -20,13 +18,10 @@ const createUsage = `usage: paddock sessions create --runtime R [--workdir DIR] 
 // serve hosts (it owns paddock's terminal), with an optional first
 // prompt whose delivery is checked.
 func cmdSessionsCreate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	cfg, err := config.Default(getenv)
+	cfg, fs, err := sessionsFlags("create", stderr, getenv)
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("paddock sessions create", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "paddock's data directory")
 	runtime := fs.String("runtime", "", "the agent to start: "+strings.Join(registry.Default().Names(), ", "))
 	wd, _ := os.Getwd()
 	workdir := fs.String("workdir", wd, "the directory it works in")
@@ -43,7 +38,7 @@ func cmdSessionsCreate(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	c, err := newServeClient(ctx, cfg, getenv("PADDOCK_TOKEN"), true, stderr)
+	c, err := newServeClient(ctx, *cfg, getenv("PADDOCK_TOKEN"), true, stderr)
 	if err != nil {
 		return err
 	}
@@ -72,13 +67,10 @@ const handoffUsage = `usage: paddock sessions handoff (--to RUNTIME:ID | --start
 // cmdSessionsHandoff is `paddock sessions handoff`: one session's work to
 // another that paddock serve hosts (or starts), as the API does it.
 func cmdSessionsHandoff(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	cfg, err := config.Default(getenv)
+	cfg, fs, err := sessionsFlags("handoff", stderr, getenv)
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("paddock sessions handoff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "paddock's data directory")
 	to := fs.String("to", "", "the running session that takes the work (RUNTIME:ID)")
 	start := fs.String("start", "", "instead of --to: start a new session of this agent with the hand-off as its first prompt")
 	workdir := fs.String("workdir", "", "with --start: its directory (default: the source's)")
@@ -115,7 +107,7 @@ func cmdSessionsHandoff(ctx context.Context, args []string, stdout, stderr io.Wr
 		}
 		body["start"] = st
 	}
-	c, err := newServeClient(ctx, cfg, getenv("PADDOCK_TOKEN"), true, stderr)
+	c, err := newServeClient(ctx, *cfg, getenv("PADDOCK_TOKEN"), true, stderr)
 	if err != nil {
 		return err
 	}

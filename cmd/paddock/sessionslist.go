@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -14,7 +13,6 @@ import (
 
 	"paddock/internal/agent/registry"
 	"paddock/internal/app"
-	"paddock/internal/config"
 	"paddock/internal/session"
 )
 
@@ -46,13 +44,10 @@ func sessionJSONOf(i session.Info) sessionJSON {
 // serve when it runs (its board holds what hooks report), else read from
 // the agents' histories and the process table.
 func cmdSessionsRead(ctx context.Context, sub string, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	cfg, err := config.Default(getenv)
+	cfg, fs, err := sessionsFlags(sub, stderr, getenv)
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("paddock sessions "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "paddock's data directory (where a running serve is found)")
 	runtime := fs.String("runtime", "", "the agent (list: only its sessions; show, status: the session's)")
 	live := fs.Bool("live", false, "list: only sessions running now")
 	limit := fs.Int("limit", 50, "list: at most this many sessions; show: its newest messages, at most this many")
@@ -76,14 +71,14 @@ func cmdSessionsRead(ctx context.Context, sub string, args []string, stdout, std
 		return errors.New("--limit is from 1 to 1000")
 	}
 	// With serve running, ask it: its board holds what hooks report.
-	client, err := newServeClient(ctx, cfg, getenv("PADDOCK_TOKEN"), true, stderr)
+	client, err := newServeClient(ctx, *cfg, getenv("PADDOCK_TOKEN"), true, stderr)
 	if err != nil {
 		return err
 	}
 	if client != nil {
 		return askSessions(ctx, client, sub, *runtime, id, *live, *limit, *asJSON, stdout)
 	}
-	c := app.HistoryCatalog(cfg, registry.Default(), newLogger(stderr, cfg.LogLevel))
+	c := app.HistoryCatalog(*cfg, registry.Default(), newLogger(stderr, cfg.LogLevel))
 	fmt.Fprintln(stderr, "paddock serve is not running: running means an agent process holds the session; what hooks report is not known")
 	if sub == "list" {
 		c.Rescan(ctx)

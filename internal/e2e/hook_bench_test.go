@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -171,33 +170,7 @@ func BenchmarkHookFailOpen(b *testing.B) {
 		}
 		var port int
 		if name == "hung" {
-			// Accepts and never answers (nor closes).
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			var mu sync.Mutex
-			var conns []net.Conn
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					mu.Lock()
-					conns = append(conns, c)
-					mu.Unlock()
-				}
-			}()
-			defer func() {
-				ln.Close()
-				mu.Lock()
-				defer mu.Unlock()
-				for _, c := range conns {
-					c.Close()
-				}
-			}()
-			port = ln.Addr().(*net.TCPAddr).Port
+			port = hungPort(b)
 		} else {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				time.Sleep(time.Second)

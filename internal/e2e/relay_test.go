@@ -89,6 +89,38 @@ func writeServeState(t *testing.T, dir string, port int) {
 // TestHookFailOpen runs the real binary with paddock down in each way: it
 // exits 0, prints nothing at all, and returns within a generous bound (the
 // budget is 100 ms; the measured times are logged).
+// hungPort is a loopback port that accepts connections and never answers
+// (nor closes them) until the test ends: a hung paddock.
+func hungPort(tb testing.TB) int {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	tb.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
 func TestHookFailOpen(t *testing.T) {
 	closed := func(t *testing.T) string {
 		ln, _ := net.Listen("tcp", "127.0.0.1:0")
@@ -99,33 +131,8 @@ func TestHookFailOpen(t *testing.T) {
 		return d
 	}
 	silent := func(t *testing.T) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var mu sync.Mutex
-		var conns []net.Conn
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				conns = append(conns, c)
-				mu.Unlock()
-			}
-		}()
-		t.Cleanup(func() {
-			ln.Close()
-			mu.Lock()
-			for _, c := range conns {
-				c.Close()
-			}
-			mu.Unlock()
-		})
 		d := t.TempDir()
-		writeServeState(t, d, ln.Addr().(*net.TCPAddr).Port)
+		writeServeState(t, d, hungPort(t))
 		return d
 	}
 	cases := []struct {
