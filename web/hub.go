@@ -129,6 +129,11 @@ func (h *hub) snapshot(ctx context.Context, c *client) bool {
 		return false
 	}
 	v := h.s.sessionView(ctx, e, r)
+	if c.pinned {
+		b, err := renderBytes(ctx, views.SessionHead(v, true))
+		c.last = b
+		return err == nil && c.offer(b)
+	}
 	b1, err1 := renderBytes(ctx, views.SessionHead(v, true))
 	b2, err2 := renderBytes(ctx, views.MessagesBlock(v.Conversation, true))
 	if err1 != nil || err2 != nil {
@@ -232,6 +237,9 @@ func (h *hub) sendSession(ctx context.Context, c *client, head []byte, v views.S
 			return false
 		}
 		c.last = head
+	}
+	if c.pinned {
+		return true // reading an older page: the newest are not pushed into it
 	}
 	add, ok := after(c.shown, msgs)
 	switch {

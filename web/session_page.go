@@ -66,7 +66,11 @@ func (s *Server) sessionPage(c *echo.Context) error {
 		v.Conversation = s.atPage(k, msgs, at)
 	}
 	p := s.page(c, v.Card.Title)
-	p.WSURL = "/ws?" + url.Values{"view": {"session"}, "runtime": {k.Runtime}, "id": {k.ID}}.Encode()
+	q := url.Values{"view": {"session"}, "runtime": {k.Runtime}, "id": {k.ID}}
+	if c.QueryParam("at") != "" {
+		q.Set("at", c.QueryParam("at")) // the live feed keeps the reader's page
+	}
+	p.WSURL = "/ws?" + q.Encode()
 	return s.render(c, http.StatusOK, views.SessionPage(p, v))
 }
 

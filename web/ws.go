@@ -37,6 +37,10 @@ type client struct {
 	key   session.Key
 	// shown is the newest messages the session viewer was sent (see after).
 	shown []session.Message
+	// pinned: the session page was opened at a message (a search hit), not
+	// at the newest: it is sent its head, never the newest messages, which
+	// would replace the page the reader is on.
+	pinned bool
 	// screen is the hosted terminal's text last sent (session viewers).
 	screen string
 	// last is the session head last sent (session viewers): an unchanged
@@ -102,6 +106,7 @@ func (s *Server) websocket(c *echo.Context) error {
 			return newError(http.StatusBadRequest, "bad_session_key", "The websocket needs view=board, view=inbox, or view=session with runtime and id.")
 		}
 		cl.key = k
+		cl.pinned = r.URL.Query().Get("at") != ""
 	default:
 		return newError(http.StatusBadRequest, "bad_view", "The websocket needs view=board, view=inbox, or view=session with runtime and id.")
 	}

@@ -139,3 +139,40 @@ func TestWebsocketStopAsksTheBrowserToComeBack(t *testing.T) {
 		return
 	}
 }
+
+// TestWebsocketKeepsAReaderAtTheirMessage: a session page opened at a
+// message (a search hit) gets its head live, but never the newest page
+// or appended messages, which would replace what the reader is on; the
+// same page opened at the newest gets both.
+func TestWebsocketKeepsAReaderAtTheirMessage(t *testing.T) {
+	r := newRig(t)
+	ts := r.tlsServer()
+	tok := r.pair()
+	at, _, err := dialWS(t, ts, "/ws?view=session&runtime=claude&id="+sessionA+"&at=0", ts.URL, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer at.Close()
+	first := readUntil(t, at, "hx-swap-oob")
+	if strings.Contains(first, `id="messages"`) {
+		t.Fatalf("the pinned page was sent the newest messages: %q", first)
+	}
+	newest, _, err := dialWS(t, ts, "/ws?view=session&runtime=claude&id="+sessionA, ts.URL, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer newest.Close()
+	readUntil(t, newest, `id="messages"`)
+	appendClaudeTurns(t, r.sessionPath(sessionA), sessionA, 4, "a turn the pinned reader must not get")
+	readUntil(t, newest, "a turn the pinned reader must not get")
+	at.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	for {
+		_, b, err := at.ReadMessage()
+		if err != nil {
+			break // the deadline: nothing more came
+		}
+		if strings.Contains(string(b), "a turn the pinned reader must not get") {
+			t.Fatal("a message was pushed into the pinned page")
+		}
+	}
+}

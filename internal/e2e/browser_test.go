@@ -994,6 +994,8 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	ph.checkPhone("search")
 	shot(t, ph.ctx, "search")
 	ph.step("open a hit", chromedp.Click(`[data-testid="search-hit"]`))
+	// The live feed, once connected, must keep the reader at the hit.
+	time.Sleep(2 * time.Second)
 	ph.poll("the session at the hit", `!!document.querySelector('.msg:target')`)
 	ph.checkPhone("session-at-hit")
 	ph.step("a missing session", chromedp.Navigate(base+"/s/claude/0b5d4c2e-9999-4a2b-9c3d-000000000000"))
