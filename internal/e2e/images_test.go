@@ -93,7 +93,7 @@ func TestImagesThroughAPI(t *testing.T) {
 						}
 					}
 				}
-				return len(attached) == wantAttached && len(returned) == 1, fmt.Sprintf("attached %+v, returned %+v", attached, returned)
+				return len(attached) == wantAttached && len(returned) == 1, fmt.Sprintf("%d sessions %+v: attached %+v, returned %+v", len(list.Sessions), list.Sessions, attached, returned)
 			})
 			if !slices.Contains([]string{"Read", "view_image", "read", "ReadMediaFile"}, returned[0].Tool) {
 				t.Errorf("the image was returned by %q", returned[0].Tool)
