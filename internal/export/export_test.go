@@ -82,8 +82,9 @@ func TestGolden(t *testing.T) {
 
 // TestExportCursor: the one Cursor Agent CLI transcript there is (a
 // public fixture, no tool calls: no Cursor CLI can record here) exports as
-// the other agents' do. Its text stays in ../shared: the expected files
-// are made from the record here, not committed.
+// the other agents' do. A fixture's text is never copied into the
+// repository, so the expected output is built from the record here
+// rather than kept as a golden file.
 func TestExportCursor(t *testing.T) {
 	dir := sharedtest.Fixtures(t, "public", "cursor", "deja-vu", "fixtures", "registry", "cursor")
 	evs, err := cursor.New(cursor.Options{Dir: dir}).Events(context.Background(), "registry-cursor")

@@ -46,11 +46,13 @@ func (e *Env) IsOurMCPEntry(n *jsonedit.Node) bool {
 	return ok && e.IsOurMCPArgv(argv)
 }
 
-// MCPJSON is the Edit of a JSON config that lists MCP servers in the
-// top-level object container: paddock's entry there under MCPName.
-func MCPJSON(container string, entry jsonedit.Object, ours func(*jsonedit.Node) bool) func([]byte, bool, bool) (Edit, error) {
-	m := &jsonedit.Member{Container: container, Name: MCPName, Value: entry, Ours: ours}
-	return func(src []byte, _, install bool) (Edit, error) {
+// MCPJSONTarget is a JSON config that lists MCP servers in its top-level
+// object container (Claude's and Kimi's "mcpServers", OpenCode's "mcp"):
+// paddock's entry there under MCPName, the file made (0600) when absent
+// and removed again when nothing else is left in it.
+func (e *Env) MCPJSONTarget(path, container string, entry jsonedit.Object) Target {
+	m := &jsonedit.Member{Container: container, Name: MCPName, Value: entry, Ours: e.IsOurMCPEntry}
+	return Target{Path: path, Base: []byte("{}\n"), Mode: 0o600, Edit: func(src []byte, _, install bool) (Edit, error) {
 		r, err := m.Edit(src, install)
 		if err != nil {
 			return Edit{}, err
@@ -62,5 +64,12 @@ func MCPJSON(container string, entry jsonedit.Object, ours func(*jsonedit.Node) 
 			res.Notes = append(res.Notes, "an MCP server named "+MCPName+" is registered there already and is not this paddock: left as it is")
 		}
 		return res, nil
-	}
+	}}
+}
+
+// MCPCommand is paddock's MCP server as a command and its arguments, the
+// shape most agents' MCP configs take.
+func (e *Env) MCPCommand() jsonedit.Object {
+	argv := e.MCPArgv()
+	return jsonedit.Obj("command", argv[0], "args", argv[1:])
 }

@@ -99,14 +99,9 @@ func installTargets(e *hookinstall.Env, dir string, install bool) []hookinstall.
 		},
 	}}
 	if e.MCPTargets(install) {
-		argv := e.MCPArgv()
-		ts = append(ts, hookinstall.Target{
-			Path: mcpConfig(e, dir),
-			Base: []byte("{}\n"),
-			Mode: 0o600,
-			// The entry `claude mcp add --scope user` writes.
-			Edit: hookinstall.MCPJSON("mcpServers", jsonedit.Obj("type", "stdio", "command", argv[0], "args", argv[1:], "env", jsonedit.Obj()), e.IsOurMCPEntry),
-		})
+		// The entry `claude mcp add --scope user` writes.
+		entry := append(jsonedit.Obj("type", "stdio"), append(e.MCPCommand(), jsonedit.Field{Key: "env", Value: jsonedit.Obj()})...)
+		ts = append(ts, e.MCPJSONTarget(mcpConfig(e, dir), "mcpServers", entry))
 	}
 	return ts
 }

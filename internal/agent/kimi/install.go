@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"paddock/internal/hookinstall"
-	"paddock/internal/hookinstall/jsonedit"
 	"paddock/internal/hookinstall/tomlscan"
 )
 
@@ -43,13 +42,7 @@ func installTargets(e *hookinstall.Env, dir string, install bool) []hookinstall.
 	}}
 	if e.MCPTargets(install) {
 		// Kimi's user-wide MCP servers: mcp.json beside config.toml.
-		argv := e.MCPArgv()
-		ts = append(ts, hookinstall.Target{
-			Path: filepath.Join(dir, "mcp.json"),
-			Base: []byte("{}\n"),
-			Mode: 0o600,
-			Edit: hookinstall.MCPJSON("mcpServers", jsonedit.Obj("command", argv[0], "args", argv[1:]), e.IsOurMCPEntry),
-		})
+		ts = append(ts, e.MCPJSONTarget(filepath.Join(dir, "mcp.json"), "mcpServers", e.MCPCommand()))
 	}
 	return ts
 }

@@ -32,12 +32,7 @@ func install() hookinstall.Spec {
 			if e.MCPTargets(install) {
 				// OpenCode's MCP servers are its config's "mcp" object; a
 				// local server's command is one argv list.
-				ts = append(ts, hookinstall.Target{
-					Path: filepath.Join(dir, "opencode.json"),
-					Base: []byte("{}\n"),
-					Mode: 0o600,
-					Edit: hookinstall.MCPJSON("mcp", jsonedit.Obj("type", "local", "command", e.MCPArgv(), "enabled", true), e.IsOurMCPEntry),
-				})
+				ts = append(ts, e.MCPJSONTarget(filepath.Join(dir, "opencode.json"), "mcp", jsonedit.Obj("type", "local", "command", e.MCPArgv(), "enabled", true)))
 			}
 			return ts
 		},
