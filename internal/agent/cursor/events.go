@@ -22,13 +22,13 @@ import (
 // images, files and redacted reasoning are not part of the record.
 // session.ErrNotFound when there is no such chat.
 func (s *Scanner) Events(ctx context.Context, id string) ([]session.Event, error) {
-	return load(ctx, s, id, storeEvents, transcriptEvents)
+	return load(ctx, s, id, s.storeEvents, transcriptEvents)
 }
 
 // storeEvents reads a chat's record from its store.db: the message blobs
 // storeConversation reads.
-func storeEvents(ctx context.Context, path string) ([]session.Event, error) {
-	st, err := openStore(ctx, path)
+func (s *Scanner) storeEvents(ctx context.Context, path string) ([]session.Event, error) {
+	st, err := s.openStore(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -261,7 +261,7 @@ func TestEventsSharedRecording(t *testing.T) {
 	src := sharedtest.Fixtures(t, "real", "opencode-1.18.33", "data", "opencode.db")
 	dir := t.TempDir()
 	copyTree(t, filepath.Dir(src), dir)
-	s := New(Options{DataDir: dir, KeepMissingCwd: true, TempDir: t.TempDir()})
+	s := New(Options{DataDir: dir, KeepMissingCwd: true})
 	ctx := context.Background()
 	infos, err := s.Scan(ctx, 50, nil)
 	if err != nil || len(infos) == 0 {
