@@ -30,9 +30,9 @@ type transcript struct {
 	withEvents bool // keep each record's events too (Events)
 }
 
-// readTranscript reads every line of the file. A broken or over-long line
-// is counted and skipped; a read error ends the file early and is returned
-// with what was read.
+// readTranscript reads every line of the file. A broken line is counted
+// and skipped, an over-long one read clipped; a read error ends the file
+// early and is returned with what was read.
 func readTranscript(ctx context.Context, f io.Reader) (*transcript, error) {
 	t := &transcript{}
 	return t, t.read(ctx, f)
@@ -45,16 +45,12 @@ func (t *transcript) read(ctx context.Context, f io.Reader) error {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		line, tooLong, err := lr.Next()
+		line, _, err := lr.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return err
-		}
-		if tooLong {
-			t.badLines++
-			continue
 		}
 		if len(line) == 0 {
 			continue

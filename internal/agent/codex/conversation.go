@@ -24,9 +24,9 @@ type conversation struct {
 	calls      calls
 }
 
-// readConversation reads every line of the rollout at path. Broken and
-// over-long lines are counted and skipped; a read error ends the file early
-// and is returned with what was read.
+// readConversation reads every line of the rollout at path. Broken lines
+// are counted and skipped, over-long ones read clipped; a read error ends
+// the file early and is returned with what was read.
 func readConversation(ctx context.Context, path string) (*conversation, error) {
 	return readRollout(ctx, path, &conversation{})
 }
@@ -46,9 +46,9 @@ func readRollout(ctx context.Context, path string, c *conversation) (*conversati
 // readRecords parses every line ls yields and hands each record to add, in
 // file order; a whole rollout and the tail TailConversation reads go
 // through it alike. first says ls starts at the file's first line, the
-// only place of the bare legacy header. Broken and over-long lines are
-// counted in bad and skipped; a read error ends the reading and is
-// returned. The record add gets is only valid during the call: one is
+// only place of the bare legacy header. Broken lines are counted in bad
+// and skipped (over-long ones come clipped from ls); a read error ends
+// the reading and is returned. The record add gets is only valid during the call: one is
 // reused for every line (a new one each would be an allocation a line).
 func readRecords(ctx context.Context, ls *history.LineReader, first bool, add func(*record)) (bad int, err error) {
 	var r record
@@ -56,16 +56,12 @@ func readRecords(ctx context.Context, ls *history.LineReader, first bool, add fu
 		if n%1024 == 0 && ctx.Err() != nil {
 			return bad, ctx.Err()
 		}
-		line, skipped, err := ls.Next()
+		line, _, err := ls.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return bad, nil
 			}
 			return bad, err
-		}
-		if skipped {
-			bad++
-			continue
 		}
 		if len(line) == 0 {
 			continue

@@ -63,11 +63,7 @@ func newFold() *fold { return &fold{pending: make(map[string]bool)} }
 
 func (f *fold) push(e *entry) { f.entries = append(f.entries, e) }
 
-func (f *fold) line(line []byte, oversize bool) {
-	if oversize {
-		f.badLines++
-		return
-	}
+func (f *fold) line(line []byte) {
 	if len(line) == 0 {
 		return
 	}
@@ -332,8 +328,8 @@ func (f *fold) read(ctx context.Context, path string) error {
 	}
 	defer file.Close()
 	ls := history.NewLineReader(file, maxLineBytes).KeepLong(keepTypes(convTypes))
-	return eachLine(ctx, ls, func(line []byte, oversize bool) bool {
-		f.line(line, oversize)
+	return eachLine(ctx, ls, func(line []byte) bool {
+		f.line(line)
 		return true
 	})
 }

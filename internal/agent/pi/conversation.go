@@ -47,9 +47,10 @@ type idIndex struct {
 }
 
 // readTranscript reads every line of a session file. The first line must
-// be the session header (errNoHeader otherwise); a broken or over-long line
-// later is counted and skipped; a read error ends the file early and is
-// returned with what was read.
+// be the session header (errNoHeader otherwise; one over maxLineBytes is
+// none); a broken line later is counted and skipped, an over-long one
+// read clipped; a read error ends the file early and is returned with
+// what was read.
 func readTranscript(ctx context.Context, r io.Reader) (*transcript, error) {
 	return readTranscriptWith(ctx, r, &transcript{})
 }
