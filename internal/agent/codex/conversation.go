@@ -22,6 +22,11 @@ type conversation struct {
 	events     []session.Event
 	userEvents []int // indexes in events of the user messages, for rollbacks
 	calls      calls
+	// stream, with withEvents, is EachEvent's: it numbers the events
+	// (its first read, keeping them without their text) or hands over
+	// those the first read kept (its second, keeping nothing). The
+	// messages are not kept then.
+	stream *eventStream
 }
 
 // readConversation reads every line of the rollout at path. Broken lines
@@ -94,9 +99,11 @@ func (c *conversation) add(r *record) {
 			c.userEvents = append(c.userEvents, len(c.events))
 		}
 	}
-	c.msgs = append(c.msgs, session.Message{Role: m.role, Text: m.text, Time: r.time})
+	if c.stream == nil {
+		c.msgs = append(c.msgs, session.Message{Role: m.role, Text: m.text, Time: r.time})
+	}
 	if c.withEvents {
-		c.events = append(c.events, session.Event{Kind: session.EventMessage, Role: m.role, Text: m.text, Time: r.time})
+		c.appendEvents(session.Event{Kind: session.EventMessage, Role: m.role, Text: m.text, Time: r.time})
 	}
 	c.addImages(r)
 }
@@ -106,7 +113,7 @@ func (c *conversation) add(r *record) {
 // kept.
 func (c *conversation) addImages(r *record) {
 	if c.withEvents && len(r.images) > 0 {
-		c.events = append(c.events, imageParts(r.images, session.RoleUser, "", r.time)...)
+		c.appendEvents(imageParts(r.images, session.RoleUser, "", r.time)...)
 	}
 }
 
@@ -127,5 +134,8 @@ func (c *conversation) rollback(n int) {
 	if c.withEvents {
 		c.events = c.events[:c.userEvents[len(c.userEvents)-n]]
 		c.userEvents = c.userEvents[:len(c.userEvents)-n]
+		if c.stream != nil && c.stream.planning {
+			c.stream.seqs = c.stream.seqs[:len(c.events)]
+		}
 	}
 }

@@ -308,6 +308,9 @@ type legacyFold struct {
 	msgs       []session.Message
 	events     []session.Event
 	bad        int
+	// emit, with withEvents, takes each event instead of events, and
+	// no message is kept (EachEvent).
+	emit func(session.Event)
 }
 
 // read folds the file at path. A read error stops early and is returned;
@@ -367,8 +370,21 @@ func (l *legacyFold) line(line []byte) {
 }
 
 func (l *legacyFold) message(role, text string) {
-	l.msgs = append(l.msgs, session.Message{Role: role, Text: text})
+	if l.emit == nil {
+		l.msgs = append(l.msgs, session.Message{Role: role, Text: text})
+	}
 	if l.withEvents {
-		l.events = append(l.events, session.Event{Kind: session.EventMessage, Role: role, Text: text})
+		l.event(session.Event{Kind: session.EventMessage, Role: role, Text: text})
+	}
+}
+
+// event adds events to the record, or hands them to emit.
+func (l *legacyFold) event(evs ...session.Event) {
+	if l.emit == nil {
+		l.events = append(l.events, evs...)
+		return
+	}
+	for _, e := range evs {
+		l.emit(e)
 	}
 }
