@@ -3,7 +3,8 @@
 // its scanner from: file signatures that tell one version of a file from
 // another by stat alone, a tail window that reads the end of a file
 // without the rest, a JSON-lines reader that survives lines of any
-// length, clipping for card text, the working-directory listing rules,
+// length (clipping an over-long one as it reads it), clipping for card
+// text, the working-directory listing rules,
 // safe names, read-only SQLite access and a logger that reports each bad
 // file once.
 //
