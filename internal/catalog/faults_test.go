@@ -51,7 +51,7 @@ type historyFile struct {
 // HOME, points the agents' variables at it, and returns the history files
 // of the agents that keep one file per session (the SQLite ones are
 // TestFaultAgentDatabase's).
-func faultHome(t *testing.T) (corpus.Paths, []*historyFile) {
+func faultHome(t *testing.T) (corpus.Paths, *corpus.Corpus, []*historyFile) {
 	t.Helper()
 	home := t.TempDir()
 	corp, _, err := corpus.Generate(home, corpus.Options{Sessions: 24, Big: -1, Marked: 1, Testdata: "../../testdata"})
@@ -100,7 +100,7 @@ func faultHome(t *testing.T) (corpus.Paths, []*historyFile) {
 	if len(files) < 8 {
 		t.Fatalf("%d history files in the corpus", len(files))
 	}
-	return p, files
+	return p, corp, files
 }
 
 // findHistory is the one history file (JSONL) under dir whose path
@@ -199,7 +199,7 @@ func TestFaultHistoryFilesMidScan(t *testing.T) {
 			if tc.name == "unreadable" {
 				t.Logf("unreadable: %s", unreadableHow)
 			}
-			p, files := faultHome(t)
+			p, _, files := faultHome(t)
 			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
 			before := catalogGoroutines()
 			c := newFaultCatalog(p, true)
@@ -241,7 +241,7 @@ func TestFaultHistoryFilesMidScan(t *testing.T) {
 			readers.Wait()
 
 			settled := agreeWithColdScan(t, c, p)
-			t.Logf("%d faults: the catalog agreed with a cold scan %v after the last", steps, settled.Round(time.Millisecond))
+			t.Logf("%d faults: the catalog agreed with a cold scan within %v of the last", steps, settled.Round(time.Millisecond))
 
 			cancel()
 			select {
