@@ -1,14 +1,19 @@
 package catalog_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,47 +28,158 @@ import (
 // that never came a hang: far above any busy timeout a reader takes.
 const hangAfter = 20 * time.Second
 
-// agentDB is a connection to an agent's database, as the agent itself (or
-// a second copy of it) holds one.
-type agentDB struct {
-	db   *sql.DB
-	conn *sql.Conn
+// agentDBEnv names the database a helper process holds (TestMain): the
+// agent's side of these tests runs in a process of its own, as an agent
+// does. Within one process SQLite shares a database's -shm mapping between
+// connections, so a writer in the test's own process would inherit the
+// read-only mapping of the scanner's connection, and fail to write.
+const (
+	agentDBEnv     = "PADDOCK_CATALOG_TEST_AGENT_DB"
+	agentDBPragmas = "PADDOCK_CATALOG_TEST_AGENT_PRAGMAS"
+)
+
+// TestMain doubles as that helper.
+func TestMain(m *testing.M) {
+	if path := os.Getenv(agentDBEnv); path != "" {
+		os.Exit(holdAgentDB(path, os.Getenv(agentDBPragmas)))
+	}
+	os.Exit(m.Run())
 }
 
-// openAgentDB opens path for writing with the given pragmas
-// ("locking_mode(EXCLUSIVE)", "wal_autocheckpoint(0)").
-func openAgentDB(t *testing.T, path string, pragmas ...string) *agentDB {
-	t.Helper()
+// holdAgentDB opens path (with the comma-separated pragmas) on one
+// connection and runs what standard input says, a line each: "X stmt"
+// executes, "Q query" prints each row's first column as "R value"; each
+// answers "ok" or "err message". It closes the connection when standard
+// input ends.
+func holdAgentDB(path, pragmas string) int {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=busy_timeout(5000)"
-	for _, p := range pragmas {
-		dsn += "&_pragma=" + p
+	for p := range strings.SplitSeq(pragmas, ",") {
+		if p != "" {
+			dsn += "&_pragma=" + p
+		}
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		t.Fatal(err)
+		fmt.Println("err", err)
+		return 1
 	}
+	defer db.Close()
 	db.SetMaxOpenConns(1)
-	conn, err := db.Conn(t.Context())
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		fmt.Println("err", err)
+		return 1
+	}
+	defer conn.Close()
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	for in.Scan() {
+		verb, stmt, _ := strings.Cut(in.Text(), " ")
+		var err error
+		if verb == "Q" {
+			var rows *sql.Rows
+			if rows, err = conn.QueryContext(ctx, stmt); err == nil {
+				for rows.Next() {
+					var v string
+					if err = rows.Scan(&v); err != nil {
+						break
+					}
+					fmt.Println("R", v)
+				}
+				if cerr := rows.Close(); err == nil {
+					err = cerr
+				}
+			}
+		} else {
+			_, err = conn.ExecContext(ctx, stmt)
+		}
+		if err != nil {
+			fmt.Println("err", strings.ReplaceAll(err.Error(), "\n", " "))
+		} else {
+			fmt.Println("ok")
+		}
+	}
+	return 0
+}
+
+// agentDB is an agent's connection to its database, in a process of its
+// own (holdAgentDB).
+type agentDB struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	once sync.Once
+}
+
+// openAgentDB starts the helper on path with the given pragmas
+// ("locking_mode(EXCLUSIVE)", "wal_autocheckpoint(0)").
+func openAgentDB(t *testing.T, path string, pragmas ...string) *agentDB {
+	t.Helper()
+	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &agentDB{db: db, conn: conn}
+	a := &agentDB{cmd: exec.Command(exe)}
+	a.cmd.Env = append(os.Environ(), agentDBEnv+"="+path, agentDBPragmas+"="+strings.Join(pragmas, ","))
+	a.cmd.Stderr = os.Stderr
+	if a.in, err = a.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := a.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.out = bufio.NewReader(stdout)
+	if err := a.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(a.close)
 	return a
+}
+
+// send runs one line and returns the rows it printed.
+func (a *agentDB) send(t *testing.T, verb, stmt string) []string {
+	t.Helper()
+	if _, err := fmt.Fprintf(a.in, "%s %s\n", verb, stmt); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for {
+		line, err := a.out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%s: the agent's connection ended: %v", stmt, err)
+		}
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case line == "ok":
+			return rows
+		case strings.HasPrefix(line, "R "):
+			rows = append(rows, line[2:])
+		default:
+			t.Fatalf("%s: %s", stmt, line)
+		}
+	}
 }
 
 func (a *agentDB) exec(t *testing.T, stmts ...string) {
 	t.Helper()
 	for _, s := range stmts {
-		if _, err := a.conn.ExecContext(context.Background(), s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
+		a.send(t, "X", s)
 	}
 }
 
+func (a *agentDB) query(t *testing.T, q string) []string {
+	t.Helper()
+	return a.send(t, "Q", q)
+}
+
+// close ends the connection (as the agent exiting would) and waits.
 func (a *agentDB) close() {
-	_ = a.conn.Close()
-	_ = a.db.Close()
+	a.once.Do(func() {
+		a.in.Close()
+		_ = a.cmd.Wait()
+	})
 }
 
 // cloneOpenCodeSession writes, through a, a copy of OpenCode session
@@ -73,16 +189,8 @@ func cloneOpenCodeSession(t *testing.T, a *agentDB, from, to string) {
 	t.Helper()
 	now := time.Now().UnixMilli()
 	for _, tbl := range []struct{ name, key string }{{"session", "id"}, {"message", "session_id"}, {"part", "session_id"}} {
-		rows, err := a.conn.QueryContext(t.Context(), "SELECT name FROM pragma_table_info(?)", tbl.name)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var cols, exprs []string
-		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
-				t.Fatal(err)
-			}
+		for _, c := range a.query(t, "SELECT name FROM pragma_table_info('"+tbl.name+"')") {
 			e := "`" + c + "`"
 			switch {
 			case c == "id" && tbl.name == "session", c == "session_id":
@@ -96,9 +204,6 @@ func cloneOpenCodeSession(t *testing.T, a *agentDB, from, to string) {
 			}
 			cols = append(cols, "`"+c+"`")
 			exprs = append(exprs, e)
-		}
-		if err := rows.Close(); err != nil {
-			t.Fatal(err)
 		}
 		a.exec(t, fmt.Sprintf("INSERT INTO `%s` (%s) SELECT %s FROM `%s` WHERE `%s` = '%s'",
 			tbl.name, strings.Join(cols, ", "), strings.Join(exprs, ", "), tbl.name, tbl.key, from))
@@ -340,10 +445,10 @@ func TestFaultAgentDatabase(t *testing.T) {
 // test's own), the files an OpenCode killed with two transactions in its
 // -wal leaves: the database, and the -wal holding a session first, then a
 // session last. It returns their bytes and the WAL's frame size.
-func crashedWAL(t *testing.T, agentDB, template, first, last string) (db, wal []byte, frame int) {
+func crashedWAL(t *testing.T, path, template, first, last string) (db, wal []byte, frame int) {
 	t.Helper()
 	stage := filepath.Join(t.TempDir(), "opencode.db")
-	orig, err := os.ReadFile(agentDB)
+	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,14 +456,14 @@ func crashedWAL(t *testing.T, agentDB, template, first, last string) (db, wal []
 		t.Fatal(err)
 	}
 	w := openAgentDB(t, stage, "journal_mode(WAL)", "wal_autocheckpoint(0)")
-	// Whatever the agent's own -wal held is checkpointed into the copy
-	// first: the crash leaves only the two new transactions in the -wal.
+	// The copy's -wal starts empty: the crash leaves only the two new
+	// transactions in it.
 	w.exec(t, "PRAGMA wal_checkpoint(TRUNCATE)")
 	if db, err = os.ReadFile(stage); err != nil {
 		t.Fatal(err)
 	}
-	var page int
-	if err := w.conn.QueryRowContext(t.Context(), "PRAGMA page_size").Scan(&page); err != nil {
+	page, err := strconv.Atoi(w.query(t, "PRAGMA page_size")[0])
+	if err != nil {
 		t.Fatal(err)
 	}
 	cloneOpenCodeSession(t, w, template, first)
