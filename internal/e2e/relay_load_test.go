@@ -33,6 +33,9 @@ type relayLoad struct {
 	background, backRate     int // sessions posted straight, events/s each
 	seconds                  int
 	boards                   int // websocket clients on the board
+	// noRelay posts the relay sessions straight too: the same events
+	// without a process each, to tell serve's share from the relays'.
+	noRelay bool
 }
 
 // loadReport is what a load did: problems are lost events and cards that
@@ -110,7 +113,7 @@ func runRelayLoad(tb testing.TB, l relayLoad, strict bool) loadReport {
 		tb.Fatalf("serve.json: %v", err)
 	}
 	url := fmt.Sprintf("http://127.0.0.1:%d/hook/claude", st.HookPort)
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: l.background}}
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: l.background + l.relaySessions}}
 
 	cpu0, self0 := cpuTime(srv.Cmd.Process.Pid), selfCPU()
 	var (
@@ -130,12 +133,50 @@ func runRelayLoad(tb testing.TB, l relayLoad, strict bool) loadReport {
 			problems = append(problems, fmt.Sprintf(format, args...))
 		}
 	}
+	// straight posts session id's n events at rate to the listener, as
+	// Claude's http hooks do, timing each round trip.
+	straight := func(id string, pane, rate, n int) {
+		tick := time.NewTicker(time.Second / time.Duration(rate))
+		defer tick.Stop()
+		for i := range n {
+			<-tick.C
+			_, body := loadEvent(id, home, i)
+			// The relay's facts, as the relay would add them: a terminal
+			// (so the session has a card) and when the event was sent
+			// (so late arrivals cannot undo later ones).
+			body = strings.TrimSuffix(body, "}") + fmt.Sprintf(`,"paddock":{"tmux_pane":"%%%d","sent_at":%q}}`, pane, time.Now().UTC().Format(time.RFC3339Nano))
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			req.Header.Set(hookchannel.SecretHeader, secret)
+			req.Header.Set("Content-Type", "application/json")
+			sent.Add(1)
+			at := time.Now()
+			resp, err := client.Do(req)
+			d := time.Since(at)
+			if err != nil {
+				problem("%s event %d: %v", id, i, err)
+				continue
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNoContent {
+				problem("%s event %d answered %s", id, i, resp.Status)
+				continue
+			}
+			delivered.Add(1)
+			mu.Lock()
+			rep.postRTT = append(rep.postRTT, d)
+			mu.Unlock()
+		}
+	}
 	want := map[string]int{} // session → events sent
 	start := time.Now()
 	for s := range l.relaySessions {
 		id := fmt.Sprintf("relay-%d", s)
 		n := loadCount(s, l.relayRate, l.seconds)
 		want[id] = n
+		if l.noRelay {
+			wg.Go(func() { straight(id, 100+s, l.relayRate, n) })
+			continue
+		}
 		// The session's agent process outlives the load: one that exited
 		// would be seen gone, and its card ended.
 		agent := startLoadAgent(tb, bin, srv.DataDir, fmt.Sprintf("%%%d", 100+s))
@@ -184,38 +225,7 @@ func runRelayLoad(tb testing.TB, l relayLoad, strict bool) loadReport {
 		id := fmt.Sprintf("back-%d", s)
 		n := loadCount(s, l.backRate, l.seconds)
 		want[id] = n
-		wg.Go(func() {
-			tick := time.NewTicker(time.Second / time.Duration(l.backRate))
-			defer tick.Stop()
-			for i := range n {
-				<-tick.C
-				_, body := loadEvent(id, home, i)
-				// The relay's facts, as the relay would add them: a terminal
-				// (so the session has a card) and when the event was sent
-				// (so late arrivals cannot undo later ones).
-				body = strings.TrimSuffix(body, "}") + fmt.Sprintf(`,"paddock":{"tmux_pane":"%%%d","sent_at":%q}}`, 1000+s, time.Now().UTC().Format(time.RFC3339Nano))
-				req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-				req.Header.Set(hookchannel.SecretHeader, secret)
-				req.Header.Set("Content-Type", "application/json")
-				sent.Add(1)
-				at := time.Now()
-				resp, err := client.Do(req)
-				d := time.Since(at)
-				if err != nil {
-					problem("%s event %d: %v", id, i, err)
-					continue
-				}
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusNoContent {
-					problem("%s event %d answered %s", id, i, resp.Status)
-					continue
-				}
-				delivered.Add(1)
-				mu.Lock()
-				rep.postRTT = append(rep.postRTT, d)
-				mu.Unlock()
-			}
-		})
+		wg.Go(func() { straight(id, 1000+s, l.backRate, n) })
 	}
 	wg.Wait()
 	wall := time.Since(start)
@@ -314,14 +324,25 @@ func TestRelayLoadLosesNothing(t *testing.T) {
 // from its last event, and reports the listener's answer times (its own,
 // from a post's body read to the 204, over every post), the straight
 // posts' round trips, the relay processes' run times, the CPU each side
-// used and serve's peak RSS. Run with -benchtime=1x.
+// used and serve's peak RSS. PADDOCK_BENCH_NO_RELAY=1 posts the relayed
+// sessions straight instead: the same events without their processes;
+// PADDOCK_BENCH_RELAYS=n relays n sessions instead of 10.
+// Run with -benchtime=1x.
 func BenchmarkRelayLoad(b *testing.B) {
-	boards := 100
+	l := relayLoad{relaySessions: 10, relayRate: 10, background: 40, backRate: 2, seconds: 30, boards: 100,
+		noRelay: os.Getenv("PADDOCK_BENCH_NO_RELAY") == "1"}
 	if os.Getenv("PADDOCK_BENCH_BOARDS") != "" {
-		boards = benchBoards(b)
+		l.boards = benchBoards(b)
+	}
+	if v := os.Getenv("PADDOCK_BENCH_RELAYS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			b.Fatalf("PADDOCK_BENCH_RELAYS=%q: a count of relayed sessions", v)
+		}
+		l.relaySessions = n
 	}
 	for b.Loop() {
-		rep := runRelayLoad(b, relayLoad{relaySessions: 10, relayRate: 10, background: 40, backRate: 2, seconds: 30, boards: boards}, true)
+		rep := runRelayLoad(b, l, true)
 		for _, p := range rep.problems {
 			b.Error(p)
 		}
