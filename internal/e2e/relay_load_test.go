@@ -42,18 +42,19 @@ type relayLoad struct {
 // differ from their last event, which the caller fails on; the rest is
 // what the benchmark reports.
 type loadReport struct {
-	events    int64           // events sent, both ways
-	gaveUp    int64           // relay runs that gave up within their budget (fail-open)
-	relayRun  []time.Duration // each relay process, start to exit
-	postRTT   []time.Duration // each straight post, sent to answered
-	answers   string          // the listener's own count and answer times, from serve's log
-	serveRSS  float64         // serve's peak RSS, MB
-	serveCPU  float64         // serve's CPU time over the load's wall time, in cores
-	relayCPU  float64         // the relay processes' CPU time over the load's wall time, in cores
-	testCPU   float64         // this process's (the boards', the straight posts'), in cores
-	checked   int             // sessions whose final card was checked
-	problems  []string
-	perSecond float64
+	events     int64           // events sent, both ways
+	gaveUp     int64           // relay runs that gave up within their budget (fail-open)
+	relayRun   []time.Duration // each relay process, start to exit
+	postRTT    []time.Duration // each straight post, sent to answered
+	unanswered int64           // straight posts not answered within the client's 5 s
+	answers    string          // the listener's own count and answer times, from serve's log
+	serveRSS   float64         // serve's peak RSS, MB
+	serveCPU   float64         // serve's CPU time over the load's wall time, in cores
+	relayCPU   float64         // the relay processes' CPU time over the load's wall time, in cores
+	testCPU    float64         // this process's (the boards', the straight posts'), in cores
+	checked    int             // sessions whose final card was checked
+	problems   []string
+	perSecond  float64
 }
 
 // loadKinds is each session's cycle of events.
@@ -125,12 +126,17 @@ func runRelayLoad(tb testing.TB, l relayLoad, strict bool) loadReport {
 		wg        sync.WaitGroup
 		problems  []string
 		unsure    = map[string]bool{} // sessions a relay gave up on
+		// gaveUpSaid are the first relays' reports of giving up.
+		gaveUpSaid []string
 	)
+	more := 0 // problems past the first 20, only counted
 	problem := func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(problems) < 20 {
 			problems = append(problems, fmt.Sprintf(format, args...))
+		} else {
+			more++
 		}
 	}
 	// straight posts session id's n events at rate to the listener, as
@@ -153,6 +159,9 @@ func runRelayLoad(tb testing.TB, l relayLoad, strict bool) loadReport {
 			resp, err := client.Do(req)
 			d := time.Since(at)
 			if err != nil {
+				mu.Lock()
+				rep.unanswered++
+				mu.Unlock()
 				problem("%s event %d: %v", id, i, err)
 				continue
 			}
@@ -201,10 +210,10 @@ func runRelayLoad(tb testing.TB, l relayLoad, strict bool) loadReport {
 						mu.Lock()
 						rep.gaveUp++
 						unsure[id] = true
-						mu.Unlock()
-						if strict {
-							problem("%s event %d (%s): the relay gave up: %s", id, r.n, r.kind, r.said)
+						if len(gaveUpSaid) < 3 {
+							gaveUpSaid = append(gaveUpSaid, fmt.Sprintf("%s event %d (%s): %s", id, r.n, r.kind, r.said))
 						}
+						mu.Unlock()
 					default:
 						problem("%s event %d (%s) not delivered: %s", id, r.n, r.kind, r.said)
 					}
@@ -234,6 +243,9 @@ func runRelayLoad(tb testing.TB, l relayLoad, strict bool) loadReport {
 	rep.serveCPU = (cpuTime(srv.Cmd.Process.Pid) - cpu0).Seconds() / wall.Seconds()
 	rep.relayCPU = relayCPU.Seconds() / wall.Seconds()
 	rep.testCPU = (selfCPU() - self0).Seconds() / wall.Seconds()
+	if strict && rep.gaveUp > 0 {
+		problem("%d relay runs gave up within their budget (fail-open), first: %s", rep.gaveUp, strings.Join(gaveUpSaid, "; "))
+	}
 
 	// Every session's card ends in the state its last event leaves it,
 	// with the last prompt it was sent: waited for a while (the last
@@ -296,6 +308,9 @@ func runRelayLoad(tb testing.TB, l relayLoad, strict bool) loadReport {
 	}
 	rep.answers = regexp.MustCompile(`answered=\S+ answer_p50=\S+ answer_p99=\S+ answer_max=\S+`).FindString(logs)
 	rep.problems = problems
+	if more > 0 {
+		rep.problems = append(rep.problems, fmt.Sprintf("… and %d more problems", more))
+	}
 	return rep
 }
 
@@ -356,8 +371,9 @@ func BenchmarkRelayLoad(b *testing.B) {
 		b.ReportMetric(rep.serveCPU, "serve-cores")
 		b.ReportMetric(rep.relayCPU, "relay-cores")
 		b.ReportMetric(rep.testCPU, "client-cores")
-		b.Logf("%d events (%.0f/s); relay gave up %d; final cards checked %d; listener %s; post RTT p50/p99 %v/%v; relay run p50/p99 %v/%v; serve %.2f cores, relays %.2f cores, boards and posters %.2f cores, serve peak RSS %.1f MB",
-			rep.events, rep.perSecond, rep.gaveUp, rep.checked, rep.answers, quantile(rep.postRTT, 0.5), quantile(rep.postRTT, 0.99),
+		b.ReportMetric(float64(rep.unanswered), "straight-unanswered")
+		b.Logf("%d events (%.0f/s); relay gave up %d; straight posts unanswered in 5 s %d; final cards checked %d; listener %s; post RTT p50/p99 %v/%v; relay run p50/p99 %v/%v; serve %.2f cores, relays %.2f cores, boards and posters %.2f cores, serve peak RSS %.1f MB",
+			rep.events, rep.perSecond, rep.gaveUp, rep.unanswered, rep.checked, rep.answers, quantile(rep.postRTT, 0.5), quantile(rep.postRTT, 0.99),
 			quantile(rep.relayRun, 0.5), quantile(rep.relayRun, 0.99), rep.serveCPU, rep.relayCPU, rep.testCPU, rep.serveRSS)
 	}
 }
