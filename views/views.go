@@ -83,6 +83,9 @@ type Board struct {
 	CanHost bool   // paddock can start agents (tmux is available)
 	// Errors say which agents' histories could not be read just now.
 	Errors []string
+	// Unsaved is why paddock cannot save what it is told (its disk is
+	// full, say): the board's banner; "" while it can.
+	Unsaved string
 	// Agents and Projects are the filter choices: those on the board.
 	Agents   []Option
 	Projects []string

@@ -252,17 +252,6 @@ func (s *Server) apiMessages(c *echo.Context) error {
 	return messagesPage(c, msgs)
 }
 
-// apiHealth says paddock is up. It is public, so it carries no secrets and
-// nothing about sessions beyond whether the first scan is done.
-func (s *Server) apiHealth(c *echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{
-		"status":   "ok",
-		"version":  s.opts.Version,
-		"loaded":   s.opts.Board.Loaded(),
-		"uptime_s": int(s.opts.Now().Sub(s.started).Seconds()),
-	})
-}
-
 // messagesPage answers one page of msgs, oldest first: ?limit (default
 // 200) messages before the cursor ?before (default: the end).
 func messagesPage(c *echo.Context, msgs []session.Message) error {

@@ -126,7 +126,8 @@ func (s *Server) apiDecide(c *echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"item": s.toItemJSON(it)})
 }
 
-// decide records a decision; the errors map to 404, 400 and 409.
+// decide records a decision; the errors map to 404, 400, 409, and 503
+// when paddock could not save it (then nothing reached the agent).
 func (s *Server) decide(ctx context.Context, id string, d decisions.Decision) (decisions.Item, error) {
 	it, err := s.opts.Approvals.Decide(ctx, id, d)
 	if err != nil {

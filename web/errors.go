@@ -13,6 +13,7 @@ import (
 	"paddock/internal/decisions"
 	"paddock/internal/hosted"
 	"paddock/internal/session"
+	"paddock/internal/store"
 	"paddock/views"
 )
 
@@ -77,6 +78,8 @@ func classify(err error) *apiError {
 		return newError(http.StatusConflict, "not_hosted", "This session does not run in a terminal paddock started, so paddock cannot type into it.")
 	case errors.Is(err, decisions.ErrInvalid):
 		return newError(http.StatusBadRequest, "invalid", userMessage(err, decisions.ErrInvalid))
+	case errors.Is(err, decisions.ErrNotRecorded):
+		return notRecorded(err)
 	case errors.Is(err, decisions.ErrNotFound):
 		return newError(http.StatusNotFound, "not_found", "No such approval or question (it may be older than a day).")
 	case errors.Is(err, catalog.ErrUnsupported):
@@ -96,6 +99,20 @@ func classify(err error) *apiError {
 		return newError(code, strings.ToLower(strings.ReplaceAll(http.StatusText(code), " ", "_")), msg)
 	}
 	return &apiError{Status: http.StatusInternalServerError, Code: "internal", Msg: "Something went wrong inside paddock; the details are in its log.", Err: err}
+}
+
+// notRecorded is a decision paddock refused because it could not save it:
+// 503, saying why, that nothing reached the agent, and what to do.
+func notRecorded(err error) *apiError {
+	why, hint := "its database did not take the write", "Answer again in a moment, or in the agent's own terminal."
+	if we, ok := errors.AsType[*store.WriteError](err); ok {
+		why = we.Reason
+		if we.Full() {
+			hint = "Free some disk space, then answer again, or answer in the agent's own terminal."
+		}
+	}
+	return &apiError{Status: http.StatusServiceUnavailable, Code: "not_recorded", Err: err,
+		Msg: "paddock could not save this answer: " + why + ". Nothing was sent: the agent still waits. " + hint}
 }
 
 // userMessage is err's text without the sentinel's own prefix, for errors

@@ -33,8 +33,8 @@ func newHub(s *Server) *hub {
 	return &hub{s: s, register: make(chan *client), unregister: make(chan *client), done: make(chan struct{})}
 }
 
-// loadPoll is how often the hub checks whether the first scan is done; the
-// board shows a skeleton until then.
+// loadPoll is how often the hub checks whether the first scan is done (the
+// board shows a skeleton until then) and whether paddock can save.
 const loadPoll = 100 * time.Millisecond
 
 func (h *hub) run(ctx context.Context) error {
@@ -64,6 +64,8 @@ func (h *hub) run(ctx context.Context) error {
 	}
 
 	loaded := h.s.opts.Board.Loaded()
+	// Whether paddock can save shows on every board (its banner).
+	unsaved := h.s.storeProblem()
 	poll := time.NewTicker(loadPoll)
 	defer poll.Stop()
 	screens := time.NewTicker(screenEvery)
@@ -82,8 +84,14 @@ func (h *hub) run(ctx context.Context) error {
 		case c := <-h.unregister:
 			drop(c)
 		case <-poll.C:
+			changed := false
 			if !loaded && h.s.opts.Board.Loaded() {
-				loaded = true
+				loaded, changed = true, true
+			}
+			if p := h.s.storeProblem(); p != unsaved {
+				unsaved, changed = p, true
+			}
+			if changed {
 				h.broadcast(ctx, clients, board.Change{Full: true}, drop)
 			}
 		case <-settingsChanged:

@@ -292,6 +292,7 @@ func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 		b.NeedsYou = append(b.NeedsYou, c)
 	}
 	b.CanHost = s.opts.Hosting != nil
+	b.Unsaved = s.storeProblem()
 	for _, e := range s.opts.Board.Errors() {
 		b.Errors = append(b.Errors, s.opts.Agents.Label(e.Runtime)+": its history could not be read ("+e.Message+"); showing what was read before.")
 	}

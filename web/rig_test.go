@@ -62,9 +62,15 @@ const (
 
 func newRig(t testing.TB) *rig {
 	t.Helper()
+	return newRigIn(t, t.TempDir())
+}
+
+// newRigIn is newRig keeping its data (the store, the certificates, the
+// history tree) in dir.
+func newRigIn(t testing.TB, dir string) *rig {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	dir := t.TempDir()
 	st, err := store.Open(ctx, filepath.Join(dir, "paddock.db"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +133,7 @@ func newRig(t testing.TB) *rig {
 		Settings:     r.settings,
 		Search:       r.index,
 		Audit:        st,
+		Store:        st,
 	})
 	if err != nil {
 		t.Fatal(err)

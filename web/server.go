@@ -50,7 +50,10 @@ type Options struct {
 	// them (the search page says so).
 	Search Search
 	// Audit reads the audit log; nil: no audit page.
-	Audit   AuditReader
+	Audit AuditReader
+	// Store says whether paddock's database takes writes; nil: it is
+	// taken to.
+	Store   StoreHealth
 	Auth    *auth.Service
 	CSRFKey []byte
 	CA      CA

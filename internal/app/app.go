@@ -107,6 +107,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 	defer func() {
 		if err != nil {
 			a.Close()
+			err = startError(cfg.DataDir, err)
 		}
 	}()
 	if a.data, err = OpenData(ctx, cfg, log); err != nil {
@@ -225,6 +226,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 		// a.state is set below, before Run serves anything.
 		DashboardURLs: func() []string { return a.state.URLs },
 		Audit:         a.data.Store,
+		Store:         a.data.Store,
 		Auth:          a.data.Auth,
 		CSRFKey:       csrfKey,
 		CA:            cm,
@@ -316,6 +318,7 @@ func (a *App) Run(ctx context.Context) error {
 			return nil
 		})
 	}
+	part("store health", a.data.Store.Watch)
 	part("catalog", a.catalog.Run)
 	part("live state", a.live.Run)
 	part("pending prompts", a.items.Run)

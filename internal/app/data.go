@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"syscall"
 
 	"paddock/internal/auth"
 	"paddock/internal/config"
@@ -37,3 +39,22 @@ func OpenData(ctx context.Context, cfg config.Config, log *slog.Logger) (*Data, 
 
 // Close closes the store.
 func (d *Data) Close() error { return d.Store.Close() }
+
+// startError says plainly why serve could not start when the data dir's
+// disk is the cause — it is full or read-only — and what to do; any other
+// error is returned as it is.
+func startError(dir string, err error) error {
+	reason, full := "", false
+	if we, ok := errors.AsType[*store.WriteError](err); ok {
+		reason, full = we.Reason, we.Full()
+	}
+	switch {
+	case full || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
+		return fmt.Errorf("cannot start: the disk holding the data dir %s is full; free some space and start paddock again (%w)", dir, err)
+	case reason != "":
+		return fmt.Errorf("cannot start: %s (data dir %s) (%w)", reason, dir, err)
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("cannot start: the data dir %s is on a read-only disk; set PADDOCK_HOME to a writable directory (%w)", dir, err)
+	}
+	return err
+}

@@ -78,7 +78,8 @@ func (h *hookListener) Shutdown(ctx context.Context) {
 	}
 	_ = h.srv.Shutdown(ctx)
 	st := h.intake.Stats()
-	h.log.Info("hook listener stopped", "accepted", st.Accepted, "rejected", st.RejectedTotal())
+	h.log.Info("hook listener stopped", "accepted", st.Accepted, "rejected", st.RejectedTotal(),
+		"answered", st.Answers.Count, "answer_p50", st.Answers.P50, "answer_p99", st.Answers.P99, "answer_max", st.Answers.Max)
 }
 
 // Close releases the port when serve fails before serving.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -20,11 +21,14 @@ import (
 // Persister keeps items across restarts; *store.Store implements it.
 type Persister interface {
 	SavePendingItem(ctx context.Context, it store.PendingItem) error
+	// SettlePendingItem records a resolution, the row only if the item
+	// is still pending (false: it was resolved already), with its audit
+	// entry, in one transaction.
+	SettlePendingItem(ctx context.Context, it store.PendingItem, a store.AuditEntry) (bool, error)
 	// ResolvePendingItem records a resolution only if the item is still
 	// pending; false means it was resolved already.
 	ResolvePendingItem(ctx context.Context, id string, res string, by string, at time.Time, data []byte) (bool, error)
 	PendingItems(ctx context.Context, since time.Time) ([]store.PendingItem, error)
-	Audit(ctx context.Context, at time.Time, actor, action, detail string) error
 }
 
 // pruner is the optional part of a Persister that forgets old resolved
@@ -53,6 +57,11 @@ type Filter struct {
 	ResolvedSince time.Time
 	Limit         int // at most this many, newest first; 0: all
 }
+
+// MaxRecord is the longest a decision's record may take to write; past
+// it the decision is refused as unrecorded. A hold whose end comes while
+// a decision is being recorded waits this long for its outcome.
+const MaxRecord = 3 * time.Second
 
 const (
 	defaultKeep  = 24 * time.Hour
@@ -87,6 +96,19 @@ type entry struct {
 	// wait gets the one Outcome; nil once delivered, and for items
 	// restored from the store (their hooks are gone).
 	wait chan Outcome
+	// recording is closed when the decision whose record is being
+	// written ends, recorded or refused; nil while none is. Meanwhile
+	// the item stays pending and nothing else resolves it.
+	recording chan struct{}
+	// release is a release asked while a decision was being recorded:
+	// the decision came first and stands if its record is written; if
+	// not, the release applies then.
+	release *release
+}
+
+type release struct {
+	res Resolution
+	by  string
 }
 
 // New returns a Broker. Call Restore before serving, and Run for expiry.
@@ -147,8 +169,16 @@ func (b *Broker) Open(ctx context.Context, it Item) (Item, <-chan Outcome, error
 	b.mu.Unlock()
 
 	// Saved before anyone can know the id, so a resolution always finds
-	// the row.
-	b.save(ctx, it)
+	// the row. An item the store cannot keep is not opened: no answer to
+	// it could be recorded, so nobody could decide it, and the agent's
+	// own prompt had better take it at once.
+	if err := b.save(ctx, it); err != nil {
+		b.mu.Lock()
+		delete(b.opening, it.ID)
+		b.waiting--
+		b.mu.Unlock()
+		return Item{}, nil, fmt.Errorf("%w: %w", ErrNotRecorded, err)
+	}
 
 	wait := make(chan Outcome, 1)
 	b.mu.Lock()
@@ -164,48 +194,88 @@ func (b *Broker) Open(ctx context.Context, it Item) (Item, <-chan Outcome, error
 
 // Decide applies a user's decision, exactly once: the first decision wins
 // and later ones get a *ResolvedError; a decision the item cannot take is
-// ErrInvalid, an unknown id ErrNotFound. The waiting hook has its Outcome
-// before Decide returns. The verb makes the resolution: allow → Allowed,
-// always → Always, deny → Denied, answer → Answered.
+// ErrInvalid, an unknown id ErrNotFound. The decision is recorded (the
+// item's row and its audit entry) before the waiting hook has its Outcome,
+// and the hook has it before Decide returns. A decision the store cannot
+// record is refused, ErrNotRecorded, and the item waits on: nothing is
+// told to the agent that the record would not show. The verb makes the
+// resolution: allow → Allowed, always → Always, deny → Denied, answer →
+// Answered.
 func (b *Broker) Decide(ctx context.Context, id string, d Decision) (Item, error) {
-	b.mu.Lock()
-	e := b.items[id]
-	if e == nil {
+	for {
+		b.mu.Lock()
+		e := b.items[id]
+		if e == nil {
+			b.mu.Unlock()
+			return Item{}, ErrNotFound
+		}
+		if !e.item.Waiting() {
+			err := &ResolvedError{Item: e.item.Clone()}
+			b.mu.Unlock()
+			return Item{}, err
+		}
+		if busy := e.recording; busy != nil {
+			// Another decision is being recorded: it wins if it is.
+			b.mu.Unlock()
+			<-busy
+			continue
+		}
+		// What a decision is checked against (questions, Can) never
+		// changes after Open, so the check runs unlocked on a shallow
+		// copy.
+		asked := e.item
 		b.mu.Unlock()
-		return Item{}, ErrNotFound
-	}
-	if !e.item.Waiting() {
-		err := &ResolvedError{Item: e.item.Clone()}
-		b.mu.Unlock()
-		return Item{}, err
-	}
-	// What a decision is checked against (questions, Can) never changes
-	// after Open, so the check runs unlocked on a shallow copy.
-	asked := e.item
-	b.mu.Unlock()
 
-	res, d, err := checkDecision(&asked, d)
-	if err != nil {
-		return Item{}, err
-	}
+		res, d, err := checkDecision(&asked, d)
+		if err != nil {
+			return Item{}, err
+		}
 
-	b.mu.Lock()
-	if !e.item.Waiting() { // another decision won meanwhile
-		err := &ResolvedError{Item: e.item.Clone()}
+		b.mu.Lock()
+		if !e.item.Waiting() || e.recording != nil { // another one came meanwhile
+			b.mu.Unlock()
+			continue
+		}
+		done := make(chan struct{})
+		e.recording = done
+		it := resolve(e.item, res, d.By, d, b.now())
 		b.mu.Unlock()
-		return Item{}, err
+
+		err = b.recordDecision(ctx, it)
+
+		b.mu.Lock()
+		e.recording = nil
+		close(done)
+		rel := e.release
+		e.release = nil
+		if err != nil {
+			var released Item
+			if rel != nil {
+				released = b.settleLocked(e, resolve(e.item, rel.res, rel.by, Decision{}, b.now()), Decision{})
+			}
+			b.mu.Unlock()
+			if rel != nil {
+				b.record(ctx, released)
+			}
+			b.poke() // an expiry that came meanwhile was left to Run
+			b.logger.Error("decision refused: it could not be recorded", "item", id, "resolution", res, "by", d.By, "err", err)
+			return Item{}, fmt.Errorf("%w: %w", ErrNotRecorded, err)
+		}
+		it = b.settleLocked(e, it, d)
+		b.mu.Unlock()
+		return it, nil
 	}
-	it := b.settleLocked(e, res, d.By, d)
-	b.mu.Unlock()
-	b.record(ctx, it)
-	return it, nil
 }
 
 // Release ends a pending item without a user's decision: Desk (answered
 // in the agent's terminal), Expired or Withdrawn (the hook hung up). by
-// defaults to "desk" for Desk and "paddock" otherwise. It reports false,
-// with the item as it is, when the item was resolved already; false and
-// the zero Item when there is no such item or res is not one of those.
+// defaults to "desk" for Desk and "paddock" otherwise. The hook has its
+// Outcome at once; the record follows, and a failure to write it is
+// logged (the next start marks an item left pending expired, which is
+// what became of it). It reports false, with the item as it is, when the
+// item was resolved already, or when a decision is being recorded — the
+// release then applies only if that record fails; false and the zero Item
+// when there is no such item or res is not one of those.
 func (b *Broker) Release(ctx context.Context, id string, res Resolution, by string) (Item, bool) {
 	if !releasable(res) {
 		b.logger.Error("release with a resolution only a decision makes", "item", id, "resolution", res)
@@ -217,20 +287,33 @@ func (b *Broker) Release(ctx context.Context, id string, res Resolution, by stri
 		b.mu.Unlock()
 		return Item{}, false
 	}
-	if !e.item.Waiting() {
+	if !e.item.Waiting() || b.deferLocked(e, res, releaser(res, by)) {
 		it := e.item.Clone()
 		b.mu.Unlock()
 		return it, false
 	}
-	it := b.settleLocked(e, res, releaser(res, by), Decision{})
+	it := b.settleLocked(e, resolve(e.item, res, releaser(res, by), Decision{}, b.now()), Decision{})
 	b.mu.Unlock()
 	b.record(ctx, it)
 	return it, true
 }
 
+// deferLocked keeps a release for after the decision being recorded, if
+// one is, and reports whether it did; b.mu is held.
+func (b *Broker) deferLocked(e *entry, res Resolution, by string) bool {
+	if e.recording == nil {
+		return false
+	}
+	if e.release == nil {
+		e.release = &release{res: res, by: by}
+	}
+	return true
+}
+
 // ReleaseSession releases every pending item of session k — only those of
 // toolUseID when it is not empty — as Release does, and returns them,
-// oldest first: the user answered at the desk, or the session ended.
+// oldest first: the user answered at the desk, or the session ended. An
+// item whose decision is being recorded is left to it, as Release does.
 func (b *Broker) ReleaseSession(ctx context.Context, k session.Key, toolUseID string, res Resolution, by string) []Item {
 	if !releasable(res) {
 		b.logger.Error("release with a resolution only a decision makes", "session", k.String(), "resolution", res)
@@ -247,7 +330,9 @@ func (b *Broker) ReleaseSession(ctx context.Context, k session.Key, toolUseID st
 	slices.SortFunc(hit, func(a, b *entry) int { return cmp.Compare(a.seq, b.seq) })
 	out := make([]Item, 0, len(hit))
 	for _, e := range hit {
-		out = append(out, b.settleLocked(e, res, by, Decision{}))
+		if !b.deferLocked(e, res, by) {
+			out = append(out, b.settleLocked(e, resolve(e.item, res, by, Decision{}, b.now()), Decision{}))
+		}
 	}
 	b.mu.Unlock()
 	for _, it := range out {
@@ -302,14 +387,20 @@ func (b *Broker) List(f Filter) []Item {
 // "List again". Call the func to unsubscribe.
 func (b *Broker) Subscribe() (<-chan Item, func()) { return b.bc.Subscribe() }
 
-// settleLocked resolves a pending entry, hands its hook the Outcome and
-// publishes it; b.mu is held. The caller records it after unlocking.
-func (b *Broker) settleLocked(e *entry, res Resolution, by string, d Decision) Item {
-	e.item.Resolution = res
-	e.item.ResolvedBy = by
-	e.item.ResolvedAt = b.now()
-	e.item.Message = d.Message
-	e.item.Answers = d.Answers
+// resolve returns it resolved as res by by, at now, with d's message and
+// answers.
+func resolve(it Item, res Resolution, by string, d Decision, now time.Time) Item {
+	it = it.Clone()
+	it.Resolution, it.ResolvedBy, it.ResolvedAt = res, by, now
+	it.Message, it.Answers = d.Message, maps.Clone(d.Answers)
+	return it
+}
+
+// settleLocked makes a pending entry the resolved it, hands its hook the
+// Outcome and publishes it; b.mu is held. A decision's record is written
+// before; a release's, by the caller after unlocking.
+func (b *Broker) settleLocked(e *entry, it Item, d Decision) Item {
+	e.item = it
 	b.waiting--
 	if e.wait != nil {
 		e.wait <- Outcome{Item: e.item.Clone(), Decision: d.clone()} // buffered 1, sent once: never blocks

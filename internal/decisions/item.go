@@ -1,8 +1,9 @@
 // Package decisions holds the approvals, questions and plans agents wait on
 // while the phone decides, and guarantees each resolves exactly once: the
 // first decision wins (one mutex in memory, a guarded UPDATE in the store),
-// and the waiting hook learns the outcome once, before the decision call
-// returns.
+// a decision is recorded before the waiting hook learns it, and the hook
+// learns it once, before the decision call returns. A decision the store
+// cannot record is refused and the item waits on.
 //
 // It knows nothing of HTTP, hooks or any agent's wire format: callers turn
 // an agent's request into an Item and an Outcome back into the agent's
@@ -132,6 +133,11 @@ var (
 	// cannot take; the wrapping error says which in plain words, safe to
 	// show the user.
 	ErrInvalid = errors.New("pending: invalid")
+	// ErrNotRecorded is a decision (or an item) the store could not
+	// record: nothing was delivered and the item still waits (or was
+	// never opened). The wrapped error says why (a *store.WriteError
+	// when the disk refused it).
+	ErrNotRecorded = errors.New("pending: not recorded")
 )
 
 // ResolvedError is returned when an item was resolved already: the first

@@ -656,22 +656,32 @@ func TestReleaseOnce(t *testing.T) {
 	}
 }
 
-// A store that fails must not cost the user their decision.
-func TestStoreFailureKeepsDecision(t *testing.T) {
+// A store that cannot write refuses the decision rather than tell the
+// agent what no record will show: the hook hears nothing, the item waits
+// on, and no item is opened that could not be decided.
+func TestStoreFailureRefusesDecision(t *testing.T) {
 	s := openStore(t, "")
 	b := decisions.New(decisions.Options{Persist: s})
 	it, ch := open(t, b, approval(sessA, "t1"))
 	s.Close()
 	got, err := b.Decide(context.Background(), it.ID, decisions.Decision{Verb: "allow", By: "device:d1"})
-	if err != nil || got.Resolution != decisions.Allowed {
-		t.Fatalf("decide with a closed store: %+v %v", got, err)
+	if !errors.Is(err, decisions.ErrNotRecorded) {
+		t.Fatalf("decide with a closed store: %s %v, want ErrNotRecorded", got.Resolution, err)
 	}
-	if o := outcome(t, ch); o.Item.Resolution != decisions.Allowed {
-		t.Fatalf("outcome %+v", o)
+	noOutcome(t, ch)
+	if now, ok := b.Get(it.ID); !ok || !now.Waiting() {
+		t.Fatalf("after the refusal the item is %q, want it waiting", now.Resolution)
 	}
-	// Opening still works, memory only.
-	if _, _, err := b.Open(context.Background(), approval(sessA, "t2")); err != nil {
-		t.Fatal(err)
+	if _, _, err := b.Open(context.Background(), approval(sessA, "t2")); !errors.Is(err, decisions.ErrNotRecorded) {
+		t.Fatalf("open with a closed store: %v, want ErrNotRecorded", err)
+	}
+	// A release needs no record to be delivered: no decision is what the
+	// agent's own prompt takes anyway.
+	if _, ok := b.Release(context.Background(), it.ID, decisions.Withdrawn, ""); !ok {
+		t.Fatal("release with a closed store")
+	}
+	if o := outcome(t, ch); o.Item.Resolution != decisions.Withdrawn {
+		t.Fatalf("outcome %s", o.Item.Resolution)
 	}
 }
 

@@ -11,52 +11,69 @@ import (
 	"paddock/internal/store"
 )
 
-// save persists a newly opened item. A failure is logged: the item lives
-// on in memory and the agent still gets its answer.
-func (b *Broker) save(ctx context.Context, it Item) {
+// save persists a newly opened item; Open refuses one it cannot save.
+func (b *Broker) save(ctx context.Context, it Item) error {
 	if b.persist == nil {
-		return
+		return nil
 	}
-	ctx, cancel := writeCtx(ctx)
+	ctx, cancel := writeCtx(ctx, writeTimeout)
 	defer cancel()
 	row, err := toRow(it)
 	if err == nil {
 		err = b.persist.SavePendingItem(ctx, row)
 	}
 	if err != nil {
-		b.logger.Error("save item", "item", it.ID, "err", err)
+		b.logger.Error("item not opened: it could not be saved", "item", it.ID, "err", err)
 	}
+	return err
 }
 
-// record persists a resolution and audits it. The decision is already in
-// memory and delivered; a failure here is logged, never undoes it.
+// recordDecision writes a decision's resolution and its audit entry, in
+// one transaction, before anyone learns of it: within MaxRecord, or not
+// at all.
+func (b *Broker) recordDecision(ctx context.Context, it Item) error {
+	if b.persist == nil {
+		return nil
+	}
+	ctx, cancel := writeCtx(ctx, MaxRecord)
+	defer cancel()
+	return b.settle(ctx, it)
+}
+
+// record persists a release (desk, expired, withdrawn) and audits it. The
+// hook already has its outcome, no decision, which is what the agent's
+// own prompt takes whatever the store says; a failure here is logged, and
+// the next start marks an item the store still has pending expired.
 func (b *Broker) record(ctx context.Context, it Item) {
 	if b.persist == nil {
 		return
 	}
-	ctx, cancel := writeCtx(ctx)
+	ctx, cancel := writeCtx(ctx, writeTimeout)
 	defer cancel()
-	data, err := encode(it)
-	if err == nil {
-		var ok bool
-		ok, err = b.persist.ResolvePendingItem(ctx, it.ID, string(it.Resolution), it.ResolvedBy, it.ResolvedAt, data)
-		if err == nil && !ok {
-			b.logger.Warn("store had the item resolved already; kept this run's resolution in memory", "item", it.ID, "resolution", it.Resolution)
-		}
-	}
-	if err != nil {
+	if err := b.settle(ctx, it); err != nil {
 		b.logger.Error("save resolution", "item", it.ID, "resolution", it.Resolution, "err", err)
 	}
-	if err := b.persist.Audit(ctx, it.ResolvedAt, it.ResolvedBy, auditAction(it), auditDetail(it)); err != nil {
-		b.logger.Error("audit resolution", "item", it.ID, "err", err)
+}
+
+// settle stores a resolved item with its audit entry.
+func (b *Broker) settle(ctx context.Context, it Item) error {
+	row, err := toRow(it)
+	if err != nil {
+		return err
 	}
+	changed, err := b.persist.SettlePendingItem(ctx, row, store.AuditEntry{
+		At: it.ResolvedAt, Actor: it.ResolvedBy, Action: auditAction(it), Detail: auditDetail(it)})
+	if err == nil && !changed {
+		b.logger.Warn("store had the item resolved already; kept this run's resolution in memory", "item", it.ID, "resolution", it.Resolution)
+	}
+	return err
 }
 
 // writeCtx detaches a store write from its caller's cancellation (a phone
 // closing its request must not lose the record of its decision) and bounds
 // it instead.
-func writeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+func writeCtx(ctx context.Context, within time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), within)
 }
 
 // auditAction is "<kind>.<resolution>": "approval.allowed",

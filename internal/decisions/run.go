@@ -37,6 +37,9 @@ func (b *Broker) sweep(ctx context.Context) time.Duration {
 	b.mu.Lock()
 	for id, e := range b.items {
 		switch {
+		case e.item.Waiting() && e.recording != nil:
+			// A decision is being recorded; if it is refused, Decide
+			// pokes Run to look again.
 		case e.item.Waiting() && !e.item.Expires.IsZero():
 			if d := e.item.Expires.Sub(now); d <= 0 {
 				due = append(due, e)
@@ -50,7 +53,7 @@ func (b *Broker) sweep(ctx context.Context) time.Duration {
 	slices.SortFunc(due, func(a, b *entry) int { return cmp.Compare(a.seq, b.seq) })
 	expired := make([]Item, 0, len(due))
 	for _, e := range due {
-		expired = append(expired, b.settleLocked(e, Expired, byPaddock, Decision{}))
+		expired = append(expired, b.settleLocked(e, resolve(e.item, Expired, byPaddock, Decision{}, now), Decision{}))
 	}
 	prune := now.Sub(b.lastPrune) >= pruneEvery
 	if prune {
@@ -63,7 +66,7 @@ func (b *Broker) sweep(ctx context.Context) time.Duration {
 		b.record(ctx, it)
 	}
 	if p, ok := b.persist.(pruner); ok && prune {
-		wctx, cancel := writeCtx(ctx)
+		wctx, cancel := writeCtx(ctx, writeTimeout)
 		if _, err := p.PrunePendingItems(wctx, now.Add(-b.keep)); err != nil {
 			b.logger.Error("prune stored items", "err", err)
 		}
@@ -116,7 +119,7 @@ func (b *Broker) Restore(ctx context.Context) error {
 	}
 	// An unreadable row still must not stay pending for ever.
 	for _, r := range unreadable {
-		wctx, cancel := writeCtx(ctx)
+		wctx, cancel := writeCtx(ctx, writeTimeout)
 		if _, err := b.persist.ResolvePendingItem(wctx, r.ID, string(Expired), byPaddock, now, r.Data); err != nil {
 			b.logger.Error("expire unreadable stored item", "item", r.ID, "err", err)
 		}

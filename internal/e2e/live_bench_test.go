@@ -66,7 +66,7 @@ func peakRSS(pid int) float64 {
 
 var benchMarker = regexp.MustCompile(`benchmark-prompt-(\d+)`)
 
-func openBoards(b *testing.B, srv *servetest.Server, api *apiClient, n int) *boardClients {
+func openBoards(b testing.TB, srv *servetest.Server, api *apiClient, n int) *boardClients {
 	b.Helper()
 	pem, err := os.ReadFile(filepath.Join(srv.DataDir, "ca.pem"))
 	if err != nil {

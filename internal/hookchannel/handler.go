@@ -86,6 +86,7 @@ type Handler struct {
 	rejected  []atomic.Uint64 // parallel to reasons
 	lastWarn  []atomic.Int64  // parallel to reasons: unix nanos of the last warning
 	lastEvent atomic.Int64    // unix nanos of the last accepted event
+	answers   answerTimes     // the posts answered at once (not held)
 }
 
 // warnEvery is how often one rejection reason is logged at warn level;
@@ -130,6 +131,10 @@ type Stats struct {
 	ByRuntime map[string]uint64 `json:"by_runtime,omitempty"` // accepted, per runtime
 	Rejected  map[Reason]uint64 `json:"rejected,omitempty"`   // only reasons seen
 	LastEvent time.Time         `json:"last_event,omitzero"`  // arrival of the last accepted event
+	// Answers are how long the accepted posts not held for the phone
+	// took to answer, from their body read to the 204: decoding, handing
+	// the event on, releasing what it answered at the desk.
+	Answers AnswerTimes `json:"answers"`
 }
 
 // RejectedTotal is the sum over every reason.
@@ -157,6 +162,7 @@ func (h *Handler) Stats() Stats {
 	if ns := h.lastEvent.Load(); ns != 0 {
 		s.LastEvent = time.Unix(0, ns)
 	}
+	s.Answers = h.answers.summary()
 	return s
 }
 
@@ -200,6 +206,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	// The answer is timed from here: what the listener does with a post,
+	// not how fast its client sends it.
+	start := time.Now()
 	ev, err := h.decoders.Decode(runtime, event, body)
 	if err != nil {
 		switch {
@@ -227,6 +236,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)
+	h.answers.observe(time.Since(start))
 }
 
 // holdGrace is how long past its hold a held answer may take to write.

@@ -20,7 +20,7 @@ type AuditEntry struct {
 
 // Audit appends a security event.
 func (s *Store) Audit(ctx context.Context, at time.Time, actor, action, detail string) error {
-	_, err := s.db.ExecContext(ctx,
+	_, err := s.exec(ctx, s.db,
 		`INSERT INTO audit_log (at, actor, action, detail) VALUES (?, ?, ?, ?)`,
 		ms(at), actor, action, detail)
 	if err != nil {

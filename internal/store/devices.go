@@ -43,10 +43,10 @@ const deviceColumns = `id, name, user_agent, created_at, last_seen_at, last_ip, 
 // InsertDevice creates a device. Most callers want PairDevice, which also
 // consumes the pairing code.
 func (s *Store) InsertDevice(ctx context.Context, nd NewDevice) (Device, error) {
-	return insertDevice(ctx, s.db, nd)
+	return s.insertDevice(ctx, s.db, nd)
 }
 
-func insertDevice(ctx context.Context, q querier, nd NewDevice) (Device, error) {
+func (s *Store) insertDevice(ctx context.Context, q querier, nd NewDevice) (Device, error) {
 	if err := checkHash(nd.TokenHash); err != nil {
 		return Device{}, err
 	}
@@ -61,7 +61,7 @@ func insertDevice(ctx context.Context, q querier, nd NewDevice) (Device, error) 
 		LastSeenAt: fromMS(ms(nd.CreatedAt)),
 		LastIP:     nd.IP,
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO devices
+	_, err := s.exec(ctx, q, `INSERT INTO devices
 		(id, name, user_agent, token_hash, created_at, last_seen_at, last_ip)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		d.ID, d.Name, d.UserAgent, nd.TokenHash, ms(d.CreatedAt), ms(d.LastSeenAt), d.LastIP)
@@ -92,7 +92,7 @@ func (s *Store) DeviceByID(ctx context.Context, id string) (Device, error) {
 // at least TouchInterval old or the address changed, and reports whether it
 // wrote. Revoked devices are left as they were.
 func (s *Store) TouchDevice(ctx context.Context, id string, now time.Time, ip string) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE devices
+	res, err := s.exec(ctx, s.db, `UPDATE devices
 		SET last_seen_at = ?, last_ip = CASE WHEN ? = '' THEN last_ip ELSE ? END
 		WHERE id = ? AND revoked_at IS NULL
 		  AND (last_seen_at IS NULL OR last_seen_at <= ? OR (? <> '' AND last_ip <> ?))`,
@@ -130,11 +130,11 @@ func (s *Store) ListDevices(ctx context.Context) ([]Device, error) {
 // revoked device is a no-op that keeps the first revocation time; an unknown
 // id is ErrNotFound.
 func (s *Store) RevokeDevice(ctx context.Context, id string, at time.Time) error {
-	if err := revoke(ctx, s.db, "devices", id, at); err != nil {
+	if err := s.revoke(ctx, "devices", id, at); err != nil {
 		return err
 	}
 	// A revoked device gets no more notifications.
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM push_subscriptions WHERE device_id = ?`, id); err != nil {
+	if _, err := s.exec(ctx, s.db, `DELETE FROM push_subscriptions WHERE device_id = ?`, id); err != nil {
 		return fmt.Errorf("store: revoke device's push subscriptions: %w", err)
 	}
 	return nil
@@ -142,8 +142,8 @@ func (s *Store) RevokeDevice(ctx context.Context, id string, at time.Time) error
 
 // revoke is shared by devices and api_tokens; table is always a constant
 // from this package, never caller input.
-func revoke(ctx context.Context, db *sql.DB, table, id string, at time.Time) error {
-	res, err := db.ExecContext(ctx,
+func (s *Store) revoke(ctx context.Context, table, id string, at time.Time) error {
+	res, err := s.exec(ctx, s.db,
 		`UPDATE `+table+` SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id)
 	if err != nil {
 		return fmt.Errorf("store: revoke %s: %w", table, err)
@@ -154,7 +154,7 @@ func revoke(ctx context.Context, db *sql.DB, table, id string, at time.Time) err
 		return nil
 	}
 	var one int
-	err = db.QueryRowContext(ctx, `SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one)
+	err = s.db.QueryRowContext(ctx, `SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
@@ -189,7 +189,7 @@ func scanDevice(r scanner) (Device, error) {
 // RenameDevice names a paired device; ErrNotFound for an unknown or
 // revoked one.
 func (s *Store) RenameDevice(ctx context.Context, id, name string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE devices SET name = ? WHERE id = ? AND revoked_at IS NULL`, name, id)
+	res, err := s.exec(ctx, s.db, `UPDATE devices SET name = ? WHERE id = ? AND revoked_at IS NULL`, name, id)
 	if err != nil {
 		return fmt.Errorf("store: rename device: %w", err)
 	}

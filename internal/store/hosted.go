@@ -15,7 +15,7 @@ type HostedTerminal struct {
 
 // SaveHostedTerminal records (or replaces) a hosted terminal.
 func (s *Store) SaveHostedTerminal(ctx context.Context, t HostedTerminal) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO hosted_terminals (id, runtime, cwd, data, created_at) VALUES (?, ?, ?, ?, ?)
+	_, err := s.exec(ctx, s.db, `INSERT INTO hosted_terminals (id, runtime, cwd, data, created_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET runtime = excluded.runtime, cwd = excluded.cwd, data = excluded.data`,
 		t.ID, t.Runtime, t.Cwd, t.Data, ms(t.Created))
 	return err
@@ -23,7 +23,7 @@ func (s *Store) SaveHostedTerminal(ctx context.Context, t HostedTerminal) error 
 
 // DeleteHostedTerminal forgets a hosted terminal.
 func (s *Store) DeleteHostedTerminal(ctx context.Context, id string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM hosted_terminals WHERE id = ?`, id)
+	_, err := s.exec(ctx, s.db, `DELETE FROM hosted_terminals WHERE id = ?`, id)
 	return err
 }
 

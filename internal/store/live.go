@@ -57,7 +57,7 @@ func (s *Store) LiveCards(ctx context.Context) ([]LiveCard, error) {
 
 // PruneLiveCards deletes cards not saved since before.
 func (s *Store) PruneLiveCards(ctx context.Context, before time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM live_cards WHERE saved_at < ?`, ms(before))
+	res, err := s.exec(ctx, s.db, `DELETE FROM live_cards WHERE saved_at < ?`, ms(before))
 	if err != nil {
 		return 0, err
 	}
@@ -70,7 +70,7 @@ func (s *Store) FirstRun(ctx context.Context, now time.Time) (time.Time, error) 
 	var at int64
 	err := s.db.QueryRowContext(ctx, `SELECT at FROM first_run WHERE only = 1`).Scan(&at)
 	if errors.Is(err, sql.ErrNoRows) {
-		if _, err := s.db.ExecContext(ctx, `INSERT INTO first_run (only, at) VALUES (1, ?) ON CONFLICT DO NOTHING`, ms(now)); err != nil {
+		if _, err := s.exec(ctx, s.db, `INSERT INTO first_run (only, at) VALUES (1, ?) ON CONFLICT DO NOTHING`, ms(now)); err != nil {
 			return time.Time{}, err
 		}
 		err = s.db.QueryRowContext(ctx, `SELECT at FROM first_run WHERE only = 1`).Scan(&at)

@@ -17,7 +17,7 @@ func (s *Store) InsertPairingCode(ctx context.Context, hash []byte, created, exp
 	if !expires.After(created) {
 		return errors.New("store: pairing code expires before it is created")
 	}
-	_, err := s.db.ExecContext(ctx,
+	_, err := s.exec(ctx, s.db,
 		`INSERT INTO pairing_codes (code_hash, created_at, expires_at) VALUES (?, ?, ?)`,
 		hash, ms(created), ms(expires))
 	if err != nil {
@@ -35,7 +35,7 @@ func (s *Store) ConsumePairingCode(ctx context.Context, hash []byte, now time.Ti
 	if err := checkHash(hash); err != nil {
 		return err
 	}
-	return consumePairingCode(ctx, s.db, hash, now, deviceID)
+	return s.consumePairingCode(ctx, s.db, hash, now, deviceID)
 }
 
 // PairDevice creates a device and consumes the pairing code for it in one
@@ -49,10 +49,10 @@ func (s *Store) PairDevice(ctx context.Context, codeHash []byte, nd NewDevice) (
 	var d Device
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if d, err = insertDevice(ctx, tx, nd); err != nil {
+		if d, err = s.insertDevice(ctx, tx, nd); err != nil {
 			return err
 		}
-		return consumePairingCode(ctx, tx, codeHash, nd.CreatedAt, d.ID)
+		return s.consumePairingCode(ctx, tx, codeHash, nd.CreatedAt, d.ID)
 	})
 	if err != nil {
 		return Device{}, err
@@ -60,8 +60,8 @@ func (s *Store) PairDevice(ctx context.Context, codeHash []byte, nd NewDevice) (
 	return d, nil
 }
 
-func consumePairingCode(ctx context.Context, q querier, hash []byte, now time.Time, deviceID string) error {
-	res, err := q.ExecContext(ctx, `UPDATE pairing_codes
+func (s *Store) consumePairingCode(ctx context.Context, q querier, hash []byte, now time.Time, deviceID string) error {
+	res, err := s.exec(ctx, q, `UPDATE pairing_codes
 		SET used_at = ?, used_by_device = ?
 		WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?`,
 		ms(now), sql.NullString{String: deviceID, Valid: deviceID != ""}, hash, ms(now))
@@ -96,7 +96,7 @@ func consumePairingCode(ctx context.Context, q querier, hash []byte, now time.Ti
 // PrunePairingCodes deletes codes that expired at or before before (used or
 // not: the audit log keeps the record of a pairing), so the table stays tiny.
 func (s *Store) PrunePairingCodes(ctx context.Context, before time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM pairing_codes WHERE expires_at <= ?`, ms(before))
+	res, err := s.exec(ctx, s.db, `DELETE FROM pairing_codes WHERE expires_at <= ?`, ms(before))
 	if err != nil {
 		return 0, fmt.Errorf("store: prune pairing codes: %w", err)
 	}

@@ -22,13 +22,59 @@ type PendingItem struct {
 // SavePendingItem records a new item. Saving an id again replaces it only
 // while it is still pending: a resolved item is never reopened.
 func (s *Store) SavePendingItem(ctx context.Context, it PendingItem) error {
+	if err := checkPendingItem(it); err != nil {
+		return err
+	}
+	if _, err := s.upsertPendingItem(ctx, s.db, it); err != nil {
+		return fmt.Errorf("store: save pending item: %w", err)
+	}
+	return nil
+}
+
+// SettlePendingItem records an item's end and its audit entry in one
+// transaction, so that neither is ever stored without the other. it is
+// the item as resolved (stored whole if its row is missing); the row
+// changes only while it is still pending, and changed reports whether it
+// did: false means it was resolved already, and only the audit entry was
+// added. Its success shows the database takes writes (Health).
+func (s *Store) SettlePendingItem(ctx context.Context, it PendingItem, a AuditEntry) (changed bool, err error) {
+	if err := checkPendingItem(it); err != nil {
+		return false, err
+	}
+	if it.Resolution == "" {
+		return false, fmt.Errorf("store: settle pending item %s: no resolution", it.ID)
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		n, err := s.upsertPendingItem(ctx, tx, it)
+		if err != nil {
+			return err
+		}
+		changed = n == 1
+		_, err = tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, action, detail) VALUES (?, ?, ?, ?)`,
+			ms(a.At), a.Actor, a.Action, a.Detail)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: settle pending item: %w", err)
+	}
+	s.wrote()
+	return changed, nil
+}
+
+func checkPendingItem(it PendingItem) error {
 	if it.ID == "" {
 		return errors.New("store: pending item without id")
 	}
 	if it.Resolution == "" && !it.ResolvedAt.IsZero() || it.Resolution != "" && it.ResolvedAt.IsZero() {
 		return fmt.Errorf("store: pending item %s: resolution and resolved time must come together", it.ID)
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO pending_items
+	return nil
+}
+
+// upsertPendingItem inserts it, or replaces its row while that is still
+// pending; it returns how many rows changed (0: resolved already).
+func (s *Store) upsertPendingItem(ctx context.Context, q querier, it PendingItem) (int64, error) {
+	r, err := s.exec(ctx, q, `INSERT INTO pending_items
 		(id, runtime, session_id, kind, created_at, expires_at, resolution, resolved_by, resolved_at, data)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET runtime = excluded.runtime, session_id = excluded.session_id,
@@ -39,9 +85,9 @@ func (s *Store) SavePendingItem(ctx context.Context, it PendingItem) error {
 		it.ID, it.Runtime, it.SessionID, it.Kind, ms(it.Created), nullMS(it.Expires),
 		it.Resolution, it.ResolvedBy, nullMS(it.ResolvedAt), nonNil(it.Data))
 	if err != nil {
-		return fmt.Errorf("store: save pending item: %w", err)
+		return 0, err
 	}
-	return nil
+	return r.RowsAffected()
 }
 
 // ResolvePendingItem records an item's resolution, and data (its encoding
@@ -52,7 +98,7 @@ func (s *Store) ResolvePendingItem(ctx context.Context, id string, res string, b
 	if res == "" || at.IsZero() {
 		return false, fmt.Errorf("store: resolve pending item %s: empty resolution or time", id)
 	}
-	r, err := s.db.ExecContext(ctx, `UPDATE pending_items
+	r, err := s.exec(ctx, s.db, `UPDATE pending_items
 		SET resolution = ?, resolved_by = ?, resolved_at = ?, data = ?
 		WHERE id = ? AND resolution = ''`,
 		res, by, ms(at), nonNil(data), id)
@@ -111,7 +157,7 @@ func (s *Store) PendingItems(ctx context.Context, since time.Time) ([]PendingIte
 // PrunePendingItems deletes items resolved before before; pending items
 // stay whatever their age. The audit log keeps the record of each decision.
 func (s *Store) PrunePendingItems(ctx context.Context, before time.Time) (int64, error) {
-	r, err := s.db.ExecContext(ctx, `DELETE FROM pending_items WHERE resolution != '' AND resolved_at < ?`, ms(before))
+	r, err := s.exec(ctx, s.db, `DELETE FROM pending_items WHERE resolution != '' AND resolved_at < ?`, ms(before))
 	if err != nil {
 		return 0, fmt.Errorf("store: prune pending items: %w", err)
 	}

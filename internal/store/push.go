@@ -23,7 +23,7 @@ func (s *Store) SavePushSubscription(ctx context.Context, p PushSubscription) er
 	if p.Endpoint == "" || p.DeviceID == "" || p.P256dh == "" || p.Auth == "" {
 		return fmt.Errorf("store: push subscription without endpoint, device or keys")
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO push_subscriptions (endpoint, device_id, p256dh, auth, prefs, created_at)
+	_, err := s.exec(ctx, s.db, `INSERT INTO push_subscriptions (endpoint, device_id, p256dh, auth, prefs, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (endpoint) DO UPDATE SET device_id = excluded.device_id, p256dh = excluded.p256dh, auth = excluded.auth, prefs = excluded.prefs`,
 		p.Endpoint, p.DeviceID, p.P256dh, p.Auth, p.Prefs, ms(p.CreatedAt))
@@ -59,7 +59,7 @@ func (s *Store) PushSubscriptions(ctx context.Context) ([]PushSubscription, erro
 // gone, or the user turned notifications off); deleting an unknown one is
 // not an error.
 func (s *Store) DeletePushSubscription(ctx context.Context, endpoint string) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM push_subscriptions WHERE endpoint = ?`, endpoint); err != nil {
+	if _, err := s.exec(ctx, s.db, `DELETE FROM push_subscriptions WHERE endpoint = ?`, endpoint); err != nil {
 		return fmt.Errorf("store: delete push subscription: %w", err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -27,23 +28,22 @@ func (s *Store) Settings(ctx context.Context) (map[string]string, error) {
 // SaveSettings stores the given keys in one transaction: a value replaces
 // the stored one, a nil value deletes the key (back to the default).
 func (s *Store) SaveSettings(ctx context.Context, kv map[string]*string, at time.Time) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for k, v := range kv {
+			var err error
+			if v == nil {
+				_, err = tx.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, k)
+			} else {
+				_, err = tx.ExecContext(ctx, `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
+					ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, k, *v, ms(at))
+			}
+			if err != nil {
+				return fmt.Errorf("setting %s: %w", k, err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("store: save settings: %w", err)
-	}
-	defer tx.Rollback()
-	for k, v := range kv {
-		if v == nil {
-			_, err = tx.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, k)
-		} else {
-			_, err = tx.ExecContext(ctx, `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
-				ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, k, *v, ms(at))
-		}
-		if err != nil {
-			return fmt.Errorf("store: save setting %s: %w", k, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: save settings: %w", err)
 	}
 	return nil
@@ -52,7 +52,7 @@ func (s *Store) SaveSettings(ctx context.Context, kv map[string]*string, at time
 // SetDeviceTheme records a paired device's theme ("" follows the
 // device's system setting); ErrNotFound for an unknown or revoked device.
 func (s *Store) SetDeviceTheme(ctx context.Context, id, theme string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE devices SET theme = ? WHERE id = ? AND revoked_at IS NULL`, theme, id)
+	res, err := s.exec(ctx, s.db, `UPDATE devices SET theme = ? WHERE id = ? AND revoked_at IS NULL`, theme, id)
 	if err != nil {
 		return fmt.Errorf("store: set device theme: %w", err)
 	}

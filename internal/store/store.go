@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -40,11 +41,18 @@ const maxOpenConns = 4
 type Store struct {
 	db     *sql.DB
 	logger *slog.Logger
+
+	healthMu sync.Mutex
+	health   Health
+	failing  chan struct{} // a write failed while health was OK: Watch probes sooner
 }
 
 // Open opens (creating if needed) the database at path, restricts the file to
 // its owner, and applies any pending migrations. A nil logger discards.
-func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error) {
+// When it fails it leaves no file it created behind: an empty database
+// left by a start on a full disk would be taken for paddock's own later.
+// A disk that refuses the database is a *WriteError saying why.
+func Open(ctx context.Context, path string, logger *slog.Logger) (_ *Store, err error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -62,12 +70,23 @@ func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error)
 	// others (SQLite would create it with 0644 minus umask). SQLite gives the
 	// -wal and -shm files the main file's permissions. Chmod also tightens a
 	// file an older build or the user left loose.
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("store: create database file: %w", err)
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	created := err == nil
+	if errors.Is(err, os.ErrExist) {
+		f, err = os.OpenFile(abs, os.O_RDWR, 0o600)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("store: create database file: %w", writeError(err))
+	}
+	defer func() {
+		if err != nil && created {
+			for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+				_ = os.Remove(abs + suffix)
+			}
+		}
+	}()
 	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("store: create database file: %w", err)
+		return nil, fmt.Errorf("store: create database file: %w", writeError(err))
 	}
 	if err := os.Chmod(abs, 0o600); err != nil {
 		return nil, fmt.Errorf("store: restrict database file: %w", err)
@@ -81,14 +100,25 @@ func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error)
 	db.SetMaxIdleConns(maxOpenConns)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+		return nil, fmt.Errorf("store: open %s: %w", abs, writeError(err))
 	}
-	s := &Store{db: db, logger: logger.WithGroup("store")}
+	s := &Store{db: db, logger: logger.WithGroup("store"), failing: make(chan struct{}, 1)}
 	if err := s.migrate(ctx, migrationFS); err != nil {
 		db.Close()
-		return nil, err
+		return nil, writeError(err)
 	}
 	return s, nil
+}
+
+// writeError is err as a *WriteError when the disk or the database file
+// refused it, else err itself.
+func writeError(err error) error {
+	if r := writeReason(err); r != "" {
+		if _, ok := errors.AsType[*WriteError](err); !ok {
+			return &WriteError{Reason: r, Err: err}
+		}
+	}
+	return err
 }
 
 // Close closes the database.
@@ -126,17 +156,17 @@ type querier interface {
 }
 
 // inTx runs fn in one transaction (BEGIN IMMEDIATE, from the DSN), committing
-// if fn returns nil.
+// if fn returns nil. A failure to begin or commit is noted in Health.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.failed(err)
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return s.failed(err)
 	}
-	return tx.Commit()
+	return s.failed(tx.Commit())
 }
 
 // Times are stored as Unix milliseconds: integers compare correctly in SQL

@@ -39,7 +39,7 @@ func (s *Store) InsertAPIToken(ctx context.Context, name string, hash []byte, cr
 		t.ExpiresAt = fromMS(ms(expires))
 		exp = ms(expires)
 	}
-	_, err := s.db.ExecContext(ctx,
+	_, err := s.exec(ctx, s.db,
 		`INSERT INTO api_tokens (id, name, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
 		t.ID, t.Name, hash, ms(t.CreatedAt), exp)
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *Store) APITokenByHash(ctx context.Context, hash []byte) (APIToken, erro
 // TouchAPIToken records a use at now, at most once per TouchInterval, and
 // reports whether it wrote.
 func (s *Store) TouchAPIToken(ctx context.Context, id string, now time.Time) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = ?
+	res, err := s.exec(ctx, s.db, `UPDATE api_tokens SET last_used_at = ?
 		WHERE id = ? AND revoked_at IS NULL
 		  AND (last_used_at IS NULL OR last_used_at <= ?)`,
 		ms(now), id, ms(now.Add(-TouchInterval)))
@@ -97,7 +97,7 @@ func (s *Store) ListAPITokens(ctx context.Context) ([]APIToken, error) {
 // RevokeAPIToken revokes a token at the given time; idempotent, ErrNotFound
 // for an unknown id.
 func (s *Store) RevokeAPIToken(ctx context.Context, id string, at time.Time) error {
-	return revoke(ctx, s.db, "api_tokens", id, at)
+	return s.revoke(ctx, "api_tokens", id, at)
 }
 
 func scanAPIToken(r scanner) (APIToken, error) {

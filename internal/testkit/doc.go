@@ -8,6 +8,8 @@
 //     testdata/ (`make fixtures`);
 //   - mockmodel is the mock model server the real CLIs talk to (Anthropic,
 //     OpenAI Responses and Chat Completions shapes);
+//   - fulldisk mounts a small tmpfs a test can fill and free (skips
+//     where mounting is not allowed; fails under TMPFS_REQUIRED=1);
 //   - sharedtest finds the recorded fixtures that live outside the
 //     repository, or skips (fails under SHARED_REQUIRED=1) when a clone
 //     has none.

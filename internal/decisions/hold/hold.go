@@ -170,15 +170,17 @@ func (s *Service) Hold(ctx context.Context, ev hookstate.Event, payload []byte) 
 				s.log.Info("decision released", "item", it.ID, "resolution", res)
 			}
 			// Released now, or decided a moment before: the outcome is
-			// on its way (the broker delivers it before Decide returns).
-			// No decision is answered in the agent's own words where it
-			// needs some (Cursor's "ask"); nil for the others.
+			// on its way (the broker delivers it before Decide returns),
+			// or a decision is being recorded and the outcome follows
+			// its record, within MaxRecord. No decision is answered in
+			// the agent's own words where it needs some (Cursor's
+			// "ask"); nil for the others.
 			select {
 			case out, ok := <-outcome:
 				if ok {
 					return p.Encode(req, out)
 				}
-			case <-time.After(time.Second):
+			case <-time.After(decisions.MaxRecord + time.Second):
 			}
 			return nil
 		}
