@@ -17,7 +17,7 @@ import (
 // session indexes and the exec output that holds the same records.
 func rolloutSeeds(f *testing.F) [][]byte {
 	return fuzzseed.Chunks(fuzzseed.Files(f, func(rel string) bool {
-		return strings.Contains(rel, "codex") && strings.HasSuffix(rel, ".jsonl") && !strings.Contains(rel, "mock-requests")
+		return fuzzseed.Of("codex", ".jsonl")(rel) && !strings.HasSuffix(rel, "mock-requests.jsonl")
 	}), 8, 6, 16<<10)
 }
 
@@ -101,7 +101,7 @@ func FuzzTail(f *testing.F) {
 // FuzzIndex: session_index.jsonl of any bytes reads as names of ids,
 // each valid text on one line, however it is cut.
 func FuzzIndex(f *testing.F) {
-	for _, file := range fuzzseed.Files(f, func(rel string) bool { return strings.HasSuffix(rel, "session_index.jsonl") }) {
+	for _, file := range fuzzseed.Files(f, fuzzseed.Of("codex", "session_index.jsonl")) {
 		f.Add(file.Data)
 	}
 	f.Add([]byte(`{"id":"01a22933-9fa0-7061-a419-c6368c8164b9","thread_name":"fix  the\nbuild","updated_at":"2026-11-29T21:26:26Z"}` + "\n" + `{"id":1}`))

@@ -22,9 +22,7 @@ import (
 
 // cursorFiles are Cursor's recordings: its agent transcripts.
 func cursorFiles(tb testing.TB) []fuzzseed.File {
-	return fuzzseed.Files(tb, func(rel string) bool {
-		return strings.Contains(rel, "/cursor/") && strings.HasSuffix(rel, ".jsonl")
-	})
+	return fuzzseed.Files(tb, fuzzseed.Of("cursor", ".jsonl"))
 }
 
 // FuzzTranscript feeds arbitrary bytes to the transcript readers as a
@@ -305,9 +303,7 @@ func checkStoreRows(t *testing.T, path, meta string, blob1, blob2 []byte, linked
 // meta.json and prompt_history.json: a file is refused or read, and what
 // it gives is valid, clipped text and a time a chat can have.
 func FuzzMetaFiles(f *testing.F) {
-	for _, file := range fuzzseed.Files(f, func(rel string) bool {
-		return strings.Contains(rel, "/cursor/") && strings.HasSuffix(rel, ".json")
-	}) {
+	for _, file := range fuzzseed.Files(f, fuzzseed.Of("cursor", ".json")) {
 		f.Add(file.Data)
 	}
 	for _, s := range []string{

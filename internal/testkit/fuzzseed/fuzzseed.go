@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -156,4 +157,22 @@ func spread(n, k int) []int {
 		out[i] = i * (n - 1) / (k - 1)
 	}
 	return out
+}
+
+// Of accepts the recordings of one agent (testdata/<agent>-<version>/,
+// ../shared/fixtures/real/<agent>-…/ and public/<agent>/) whose name ends
+// in one of suffixes.
+func Of(agent string, suffixes ...string) func(rel string) bool {
+	return func(rel string) bool {
+		if !strings.HasPrefix(rel, "testdata/"+agent+"-") && !strings.HasPrefix(rel, "shared/fixtures/real/"+agent+"-") &&
+			!strings.HasPrefix(rel, "shared/fixtures/public/"+agent+"/") {
+			return false
+		}
+		for _, s := range suffixes {
+			if strings.HasSuffix(rel, s) {
+				return true
+			}
+		}
+		return false
+	}
 }
