@@ -21,19 +21,20 @@ import (
 func FuzzDecisionPayloads(f *testing.F) {
 	reg := Default()
 	names := reg.Names()
-	for _, l := range fuzzseed.Lines(fuzzseed.Files(f, func(rel string) bool {
-		return strings.HasSuffix(rel, "/hooks.jsonl") || strings.HasPrefix(rel, "shared/fixtures/real/") &&
-			(strings.HasSuffix(rel, "hooks.log") || strings.HasSuffix(rel, "events.log"))
-	}), 30, 16<<10) {
-		payload := l
-		if i := strings.LastIndexByte(string(l), '\t'); i >= 0 {
-			payload = l[i+1:]
-		} else if v := jsonMember(l, "payload"); v != nil {
-			payload = v
-		}
-		for i := range names {
+	// Each recording seeds its own agent's decoder: lines spread over
+	// every hook recording.
+	for i, name := range names {
+		files := fuzzseed.Files(f, func(rel string) bool {
+			return fuzzseed.Of(name, "/hooks.jsonl", "hooks.log", "events.log")(rel)
+		})
+		for _, l := range fuzzseed.Lines(files, 12, 16<<10) {
+			payload := l
+			if j := strings.LastIndexByte(string(l), '\t'); j >= 0 {
+				payload = l[j+1:]
+			} else if v := jsonMember(l, "payload"); v != nil {
+				payload = v
+			}
 			f.Add(uint8(i), uint8(0), "", payload)
-			f.Add(uint8(i), uint8(1), "", payload)
 		}
 	}
 	for _, s := range []string{
