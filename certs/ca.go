@@ -1,6 +1,7 @@
 package certs
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -87,13 +88,21 @@ func (m *Manager) caError(format string, args ...any) error {
 	return fmt.Errorf("certs: %w: %w; %s", ErrCAUnusable, fmt.Errorf(format, args...), fmt.Sprintf(errCAHint, m.dir))
 }
 
+// tailnetAsk bounds the question to Tailscale made once, as the CA is
+// created; a daemon that does not answer in time leaves the wider
+// constraints.
+const tailnetAsk = 5 * time.Second
+
 func (m *Manager) createCA(certPath, keyPath string) error {
 	hostname, _ := m.sys.hostname()
 	host := hostname
 	if host == "" {
 		host = "unknown host"
 	}
-	permittedDNS, permittedIPs, refused := newConstraints(hostname, m.hosts)
+	ctx, cancel := context.WithTimeout(context.Background(), tailnetAsk)
+	self := m.tailnet.self(ctx)
+	cancel()
+	permittedDNS, permittedIPs, refused := newConstraints(hostname, m.hosts, self)
 	for _, name := range refused {
 		m.log.Warn("not letting the new CA sign for a public suffix; the leaf will not cover it",
 			"name", name, "reason", "a CA allowed to sign for it could sign for every site under it")

@@ -31,20 +31,30 @@ import (
 //     under them; home routers name machines there;
 //   - ts.net: Tailscale MagicDNS names (laptop.tailnet-1234.ts.net), a
 //     common way to reach the dashboard away from home. This is the widest
-//     entry: it covers every tailnet's names, not only the user's, which is
-//     accepted because the tailnet name is not known when the CA is made.
+//     entry: it covers every tailnet's names, not only the user's. It is
+//     there only when Tailscale cannot say, as the CA is made, which name
+//     this machine has; when it can, that one name replaces it (see
+//     newConstraints).
 //
 // createCA adds the machine's hostname and its first label, and the DNS
 // names of Options.Hosts, as they are at that moment.
 func fixedDNSConstraints() []string {
-	return []string{"localhost", "local", "home.arpa", "internal", "ts.net"}
+	return []string{"localhost", "local", "home.arpa", "internal", tailnetDomain}
 }
+
+// tailnetDomain and tailnetRange hold every tailnet's names and IPv4
+// addresses.
+const tailnetDomain = "ts.net"
+
+var tailnetRange = netip.MustParsePrefix("100.64.0.0/10")
 
 // fixedIPConstraints are the address ranges every new CA may sign for:
 // loopback, RFC 1918 private networks, Tailscale's CGNAT range
-// (100.64.0.0/10; its IPv6 addresses are ULAs), IPv6 unique local
-// addresses, and link-local addresses (169.254/16, fe80::/10; wantedSANs
-// leaves these out of the leaf, but a user may name one with a host).
+// (100.64.0.0/10, every tailnet's addresses; replaced by this machine's
+// own Tailscale addresses when Tailscale names them as the CA is made; its
+// IPv6 addresses are ULAs), IPv6 unique local addresses, and link-local
+// addresses (169.254/16, fe80::/10; wantedSANs leaves these out of the
+// leaf, but a user may name one with a host).
 //
 // createCA adds each IP address of Options.Hosts as given at that moment,
 // public or not: naming an address explicitly when the CA is created is how
@@ -58,7 +68,7 @@ func fixedIPConstraints() []netip.Prefix {
 		netip.MustParsePrefix("10.0.0.0/8"),
 		netip.MustParsePrefix("172.16.0.0/12"),
 		netip.MustParsePrefix("192.168.0.0/16"),
-		netip.MustParsePrefix("100.64.0.0/10"),
+		tailnetRange,
 		netip.MustParsePrefix("fc00::/7"),
 		netip.MustParsePrefix("169.254.0.0/16"),
 		netip.MustParsePrefix("fe80::/10"),
@@ -71,9 +81,24 @@ func fixedIPConstraints() []netip.Prefix {
 // candidate that is itself a public suffix (a machine called "dev", "app"
 // or "box", or a host "*.co.uk") is refused and returned in refused: it
 // would let the CA sign for a whole public top-level domain.
-func newConstraints(hostname string, hosts []string) (dns []string, ips []*net.IPNet, refused []string) {
+//
+// When self names this machine on its tailnet, the CA may sign for that
+// name and those addresses only, not for every tailnet's (ts.net,
+// 100.64.0.0/10): a stolen key then cannot impersonate another machine on
+// the user's tailnet, nor anything on someone else's.
+func newConstraints(hostname string, hosts []string, self tailnetSelf) (dns []string, ips []*net.IPNet, refused []string) {
 	dns = fixedDNSConstraints()
 	prefixes := fixedIPConstraints()
+	if self.name != "" {
+		dns = slices.DeleteFunc(dns, func(n string) bool { return n == tailnetDomain })
+		dns = append(dns, self.name)
+		prefixes = slices.DeleteFunc(prefixes, func(p netip.Prefix) bool { return p == tailnetRange })
+		for _, a := range self.addrs {
+			if !slices.ContainsFunc(prefixes, func(p netip.Prefix) bool { return p.Contains(a) }) {
+				prefixes = append(prefixes, netip.PrefixFrom(a, a.BitLen()))
+			}
+		}
+	}
 	addDNS := func(name string) {
 		switch {
 		case name == "" || dnsPermitted(dns, nil, name) || slices.Contains(refused, name):

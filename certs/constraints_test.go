@@ -225,7 +225,7 @@ func TestNewConstraints(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dns, ips, refused := newConstraints(tt.hostname, hosts)
+			dns, ips, refused := newConstraints(tt.hostname, hosts, tailnetSelf{})
 			if want := append(slices.Clone(fixed), tt.wantDNS...); !slices.Equal(dns, want) {
 				t.Errorf("dns = %q, want %q", dns, want)
 			}

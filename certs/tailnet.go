@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,23 +71,13 @@ var ErrNoTailnet = errors.New("certs: no tailnet certificate")
 // by Tailscale when it nears expiry) and serves it. On an error the
 // certificate served so far, if any, stays in service while it is valid.
 func (t *Tailnet) Refresh(ctx context.Context) error {
-	run, now := t.Run, t.Now
-	if run == nil {
-		run = runTailscale
-	}
+	run, now := t.runner(), t.Now
 	if now == nil {
 		now = time.Now
 	}
-	out, err := run(ctx, "status", "--json")
+	st, err := t.status(ctx)
 	if err != nil {
-		return errors.Join(ErrNoTailnet, err)
-	}
-	var st struct {
-		BackendState string
-		CertDomains  []string
-	}
-	if err := json.Unmarshal(out, &st); err != nil {
-		return errors.Join(ErrNoTailnet, fmt.Errorf("tailscale status: %w", err))
+		return err
 	}
 	if st.BackendState != "Running" || len(st.CertDomains) == 0 {
 		return fmt.Errorf("%w: tailscale is %q, certificate domains %v (enable HTTPS for the tailnet)", ErrNoTailnet, st.BackendState, st.CertDomains)
@@ -119,4 +110,65 @@ func (t *Tailnet) Refresh(ctx context.Context) error {
 	t.cert.Store(&pair)
 	t.name.Store(&name)
 	return nil
+}
+
+func (t *Tailnet) runner() func(ctx context.Context, args ...string) ([]byte, error) {
+	if t.Run == nil {
+		return runTailscale
+	}
+	return t.Run
+}
+
+// tailscaleStatus is the part of `tailscale status --json` paddock reads.
+type tailscaleStatus struct {
+	BackendState string
+	CertDomains  []string
+	Self         struct {
+		DNSName      string   // "box.tail1234.ts.net." (MagicDNS, trailing dot)
+		TailscaleIPs []string // "100.101.102.103", "fd7a:115c:a1e0::1"
+	}
+}
+
+func (t *Tailnet) status(ctx context.Context) (tailscaleStatus, error) {
+	var st tailscaleStatus
+	out, err := t.runner()(ctx, "status", "--json")
+	if err != nil {
+		return st, errors.Join(ErrNoTailnet, err)
+	}
+	if err := json.Unmarshal(out, &st); err != nil {
+		return st, errors.Join(ErrNoTailnet, fmt.Errorf("tailscale status: %w", err))
+	}
+	return st, nil
+}
+
+// tailnetSelf is this machine as its tailnet knows it: its MagicDNS name
+// and its Tailscale addresses. The zero value: not on a running tailnet.
+type tailnetSelf struct {
+	name  string
+	addrs []netip.Addr
+}
+
+// self asks Tailscale for this machine's tailnet name and addresses. A
+// machine with no tailscale CLI, or one not running, is on no tailnet.
+func (t *Tailnet) self(ctx context.Context) tailnetSelf {
+	if t == nil {
+		return tailnetSelf{}
+	}
+	st, err := t.status(ctx)
+	if err != nil || st.BackendState != "Running" {
+		return tailnetSelf{}
+	}
+	name := strings.TrimSuffix(strings.ToLower(st.Self.DNSName), ".")
+	if !validDNSName(name) || !strings.HasSuffix(name, ".ts.net") {
+		// Only a MagicDNS name is narrower than ts.net; a custom or
+		// garbled one is not trusted to stand in for it.
+		return tailnetSelf{}
+	}
+	self := tailnetSelf{name: name}
+	for _, s := range st.Self.TailscaleIPs {
+		if a, err := netip.ParseAddr(s); err == nil {
+			self.addrs = append(self.addrs, a.Unmap())
+		}
+	}
+	return self
 }

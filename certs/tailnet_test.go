@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"math/big"
@@ -110,5 +111,66 @@ func TestNoTailscale(t *testing.T) {
 	}
 	if err := m.RefreshTailnet(context.Background()); !errors.Is(err, ErrNoTailnet) || m.TailnetName() != "" {
 		t.Fatalf("RefreshTailnet: %v (%q)", err, m.TailnetName())
+	}
+}
+
+// A CA made while Tailscale names this machine may sign for that name and
+// its Tailscale addresses only: a stolen key cannot impersonate another
+// machine of the tailnet, nor any other tailnet's, to a phone trusting it.
+// Without a running Tailscale the CA keeps the wide ts.net entries.
+func TestCAConstraintsNarrowedToTheTailnetName(t *testing.T) {
+	status := func(state, dnsName string, ips ...string) func(context.Context, ...string) ([]byte, error) {
+		return func(_ context.Context, args ...string) ([]byte, error) {
+			if args[0] != "status" {
+				return nil, errors.New("unexpected tailscale " + args[0])
+			}
+			b, _ := json.Marshal(map[string]any{"BackendState": state,
+				"Self": map[string]any{"DNSName": dnsName, "TailscaleIPs": ips}})
+			return b, nil
+		}
+	}
+	none := func(context.Context, ...string) ([]byte, error) {
+		return nil, errors.New(`exec: "tailscale": executable file not found in $PATH`)
+	}
+	for _, tc := range []struct {
+		name   string
+		run    func(context.Context, ...string) ([]byte, error)
+		signed map[string]bool // SAN → may the CA sign for it
+	}{
+		{"on a tailnet", status("Running", "Box.tail1234.ts.net.", "100.101.102.103", "fd7a:115c:a1e0::1"), map[string]bool{
+			"box.tail1234.ts.net": true, "100.101.102.103": true, "fd7a:115c:a1e0::1": true,
+			"printer.local": true, "192.168.1.20": true,
+			"nas.tail1234.ts.net": false, "box.tail9999.ts.net": false, "100.64.1.1": false, "100.101.102.104": false,
+		}},
+		{"tailscale stopped", status("Stopped", "box.tail1234.ts.net.", "100.101.102.103"), map[string]bool{
+			"box.tail1234.ts.net": true, "nas.tail1234.ts.net": true, "100.64.1.1": true,
+		}},
+		{"not a MagicDNS name", status("Running", "box.example.com.", "100.101.102.103"), map[string]bool{
+			"box.example.com": false, "nas.tail1234.ts.net": true, "100.64.1.1": true,
+		}},
+		{"no tailscale", none, map[string]bool{
+			"box.tail1234.ts.net": true, "nas.tail1234.ts.net": true, "100.64.1.1": true,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tn := &Tailnet{Run: tc.run, Dir: dir, Now: func() time.Time { return t0 }}
+			m, err := load(Options{Dir: dir, Tailnet: tn, Now: func() time.Time { return t0 }}, fakeSys("box", "192.168.1.20"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ca := caOf(t, m)
+			for san, ok := range tc.signed {
+				_, _, cert := signWithCA(t, dir, san)
+				err := verifyFor(ca, cert, san, t0)
+				if ok && err != nil {
+					t.Errorf("a leaf for %s: %v, want it to verify", san, err)
+				}
+				var invalid x509.CertificateInvalidError
+				if !ok && (!errors.As(err, &invalid) || invalid.Reason != x509.CANotAuthorizedForThisName) {
+					t.Errorf("a leaf for %s: %v, want CANotAuthorizedForThisName", san, err)
+				}
+			}
+		})
 	}
 }

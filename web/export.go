@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"paddock/internal/export"
+	"paddock/internal/session"
 )
 
 // exportSession is GET /s/{runtime}/{id}/export (and its /api/v1 twin):
@@ -29,7 +30,10 @@ func (s *Server) exportSession(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	evs, err := s.opts.Board.Events(ctx, k)
+	// Read twice, never held: once for the count and the calls' results,
+	// once to write.
+	record := func(fn func(session.Event) error) error { return s.opts.Board.EachEvent(ctx, k, fn) }
+	x, err := export.Plan(record, tools)
 	if err != nil {
 		return err
 	}
@@ -37,11 +41,12 @@ func (s *Server) exportSession(c *echo.Context) error {
 		Created: e.Info.Created, Updated: e.Info.Updated}
 	h := c.Response().Header()
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": export.FileName(meta, f)}))
-	h.Set("X-Paddock-Messages", strconv.Itoa(export.Messages(evs, tools)))
+	h.Set("X-Paddock-Messages", strconv.Itoa(x.Messages()))
 	h.Set("Content-Type", f.ContentType())
-	// Streamed: a long session is not held a second time as its export.
+	// Streamed as it is read: a long session is never held, as its record
+	// or as its export.
 	c.Response().WriteHeader(http.StatusOK)
-	if _, err := export.Write(c.Response(), f, meta, evs, tools); err != nil {
+	if err := x.Write(c.Response(), f, meta); err != nil {
 		// The file is cut short: the connection is dropped so that the
 		// browser reports a failed download, never a complete one.
 		s.log.Warn("export cut short", "session", k.String(), "error", err)

@@ -32,6 +32,9 @@ type Board interface {
 	// (catalog.ErrUnsupported where its agent's format allows neither;
 	// session.ErrLive while it runs).
 	Events(ctx context.Context, k session.Key) ([]session.Event, error)
+	// EachEvent reads it one event at a time, never whole where the
+	// agent can stream it (an export).
+	EachEvent(ctx context.Context, k session.Key, fn func(session.Event) error) error
 	Delete(ctx context.Context, k session.Key) error
 	// HasSubagents says whether runtime's subagents keep conversations of
 	// their own, which SubagentConversation reads (catalog.ErrUnsupported

@@ -190,13 +190,11 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if err != nil {
 		return err
 	}
-	evs, err := c.Events(ctx, k)
-	if err != nil {
-		return err
-	}
+	// Read as it is written, never held whole.
+	record := func(fn func(session.Event) error) error { return c.EachEvent(ctx, k, fn) }
 	meta := export.Session{Runtime: k.Runtime, ID: k.ID, Title: info.Title, Cwd: info.Cwd, Model: info.Model, Created: info.Created, Updated: info.Updated}
 	if *out == "-" {
-		_, err := export.Write(stdout, f, meta, evs, *tools)
+		_, err := export.Write(stdout, f, meta, record, *tools)
 		return err
 	}
 	path, err := filepath.Abs(*out)
@@ -209,7 +207,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if _, err := os.Lstat(path); err == nil && !*force {
 		return fmt.Errorf("%s exists; --force replaces it", path)
 	}
-	n, err := export.WriteFile(path, f, meta, evs, *tools)
+	n, err := export.WriteFile(path, f, meta, record, *tools)
 	if err != nil {
 		return err
 	}

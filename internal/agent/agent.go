@@ -26,6 +26,7 @@ import (
 
 	"paddock/internal/catalog"
 	"paddock/internal/decisions/hold"
+	"paddock/internal/history"
 	"paddock/internal/hookinstall"
 	"paddock/internal/hookstate"
 	"paddock/internal/launch"
@@ -154,7 +155,11 @@ type Env struct {
 	// HostedSession names the session a paddock-hosted terminal runs,
 	// for agents whose processes hide their arguments; nil: none.
 	HostedSession func(terminalID string) (session.Key, bool)
-	Logger        *slog.Logger
+	// Snapshots holds the private copies of the agents' SQLite databases
+	// that scanners read instead of the files themselves; nil: each
+	// scanner copies for every read and removes the copy after it.
+	Snapshots *history.Snapshots
+	Logger    *slog.Logger
 }
 
 var validName = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)

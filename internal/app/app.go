@@ -33,6 +33,7 @@ import (
 	"paddock/internal/config"
 	"paddock/internal/decisions"
 	"paddock/internal/decisions/hold"
+	"paddock/internal/history"
 	"paddock/internal/hookstate"
 	"paddock/internal/hosted"
 	"paddock/internal/live"
@@ -53,6 +54,12 @@ type Options struct {
 	Logger  *slog.Logger // default: discard
 	Version string       // shown in the page footer and the API
 }
+
+// snapshotKeepBytes bounds the copies of agents' databases kept between
+// reads (history.SnapshotOptions): a database whose copy is evicted is
+// copied whole at its next read, so the bound leaves room for a few large
+// ones (an OpenCode database grows with every session).
+const snapshotKeepBytes = 2 << 30
 
 // App is a built `paddock serve`. Create it with New, start it with Run
 // and release it with Close (after Run returns, or instead of Run).
@@ -77,6 +84,9 @@ type App struct {
 	settings *settings.Service
 	index    *search.Index
 	web      *web.Server
+	// snapshots are the private copies of the agents' SQLite databases
+	// the scanners read.
+	snapshots *history.Snapshots
 
 	state        State
 	stateWritten bool
@@ -131,7 +141,11 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 	// they run concurrently, within milliseconds of each other.
 	matcher := agents.Processes()
 	procs := matcher.Shared(time.Second)
-	scanners := agents.Scanners(agent.Env{Processes: procs, Logger: log, HostedSession: links.HostedSession}, cfg.AgentDirs)
+	// The agents' databases are read from copies kept in the data dir
+	// (private, on disk rather than a RAM-backed /tmp), refreshed when
+	// their files change.
+	a.snapshots = history.NewSnapshots(history.SnapshotOptions{Dir: filepath.Join(cfg.DataDir, "cache"), KeepBytes: snapshotKeepBytes})
+	scanners := agents.Scanners(agent.Env{Processes: procs, Logger: log, HostedSession: links.HostedSession, Snapshots: a.snapshots}, cfg.AgentDirs)
 	a.catalog = catalog.New(catalog.Options{Limit: cfg.ScanLimit, SweepInterval: cfg.SweepInterval, Logger: log.With("component", "catalog"),
 		ProcessFingerprint: procscan.Fingerprints(procs, procscan.OpenFiles, time.Second, agents.HoldsHistoryOpen),
 		CacheDir:           filepath.Join(cfg.DataDir, "cache", "conversations"),
@@ -394,6 +408,9 @@ func (a *App) Close() error {
 	}
 	if a.index != nil {
 		_ = a.index.Close()
+	}
+	if a.snapshots != nil {
+		_ = a.snapshots.Close()
 	}
 	if a.data != nil {
 		return a.data.Close()

@@ -43,6 +43,7 @@ type History interface {
 	Subscribe() (<-chan catalog.Change, func())
 	Errors() []catalog.RuntimeError
 	Events(ctx context.Context, k session.Key) ([]session.Event, error)
+	EachEvent(ctx context.Context, k session.Key, fn func(session.Event) error) error
 	Delete(ctx context.Context, k session.Key) error
 	HasSubagents(runtime string) bool
 	SubagentConversation(ctx context.Context, k session.Key, agentID string) ([]session.Message, error)
@@ -437,6 +438,12 @@ func (b *Board) Recent(ctx context.Context, e Entry, n int) (Recent, error) {
 // agent's format gives none).
 func (b *Board) Events(ctx context.Context, k session.Key) ([]session.Event, error) {
 	return b.o.History.Events(ctx, k)
+}
+
+// EachEvent hands a session's full record to fn as its agent reads it,
+// never holding it whole where the agent can stream it (an export).
+func (b *Board) EachEvent(ctx context.Context, k session.Key, fn func(session.Event) error) error {
+	return b.o.History.EachEvent(ctx, k, fn)
 }
 
 // Delete deletes a session's history, as its agent keeps it — only once

@@ -50,6 +50,9 @@ func (h *fakeHistory) Errors() []catalog.RuntimeError { return nil }
 func (h *fakeHistory) Events(context.Context, session.Key) ([]session.Event, error) {
 	return nil, catalog.ErrUnsupported
 }
+func (h *fakeHistory) EachEvent(context.Context, session.Key, func(session.Event) error) error {
+	return catalog.ErrUnsupported
+}
 func (h *fakeHistory) Delete(context.Context, session.Key) error { return nil }
 func (h *fakeHistory) HasSubagents(string) bool                  { return false }
 func (h *fakeHistory) SubagentConversation(context.Context, session.Key, string) ([]session.Message, error) {

@@ -57,3 +57,53 @@ func TestEventsAndDelete(t *testing.T) {
 		t.Fatal("a deleted session is still listed")
 	}
 }
+
+// streamScanner is a fullScanner that also streams its events.
+type streamScanner struct {
+	*fullScanner
+	streamed int
+}
+
+func (s *streamScanner) EachEvent(_ context.Context, id string, fn func(session.Event) error) error {
+	s.streamed++
+	for _, text := range []string{"one " + id, "two " + id} {
+		if err := fn(session.Event{Kind: session.EventMessage, Role: session.RoleUser, Text: text}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestEachEvent: a session's record handed over one event at a time, as
+// its scanner streams it, or from Events where it cannot; fn's error
+// stops it; the unsupported and unknown fail as Events does.
+func TestEachEvent(t *testing.T) {
+	ctx := context.Background()
+	stream := &streamScanner{fullScanner: &fullScanner{listScanner: newListScanner("claude", info("claude", "c1", t0))}}
+	whole := &fullScanner{listScanner: newListScanner("pi", info("pi", "p1", t0))}
+	plain := newListScanner("codex", info("codex", "x1", t0))
+	c := New(Options{}, stream, whole, plain)
+	c.Rescan(ctx)
+	texts := func(k session.Key) ([]string, error) {
+		var out []string
+		err := c.EachEvent(ctx, k, func(e session.Event) error { out = append(out, e.Text); return nil })
+		return out, err
+	}
+	if got, err := texts(key("claude", "c1")); err != nil || !slices.Equal(got, []string{"one c1", "two c1"}) || stream.streamed != 1 {
+		t.Errorf("streamed: %q %v (%d streams)", got, err, stream.streamed)
+	}
+	if got, err := texts(key("pi", "p1")); err != nil || !slices.Equal(got, []string{"hi p1"}) {
+		t.Errorf("from Events: %q %v", got, err)
+	}
+	stop := errors.New("stop")
+	n := 0
+	if err := c.EachEvent(ctx, key("claude", "c1"), func(session.Event) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+		t.Errorf("stopped: %v after %d", err, n)
+	}
+	if _, err := texts(key("codex", "x1")); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("a runtime without events: %v", err)
+	}
+	if _, err := texts(key("claude", "nope")); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("an unknown session: %v", err)
+	}
+}

@@ -235,6 +235,13 @@ type EventReader interface {
 	Events(ctx context.Context, id string) ([]session.Event, error)
 }
 
+// EventStreamer is a Scanner that can hand over a session's full record
+// as it reads it — EventReader's events, one at a time — holding no
+// more of it than its format makes it (an export of a long session).
+type EventStreamer interface {
+	EachEvent(ctx context.Context, id string, fn func(session.Event) error) error
+}
+
 // Deleter is a Scanner that can delete a session's history when the user
 // asks.
 type Deleter interface {
@@ -278,6 +285,28 @@ func (c *Catalog) Events(ctx context.Context, k session.Key) ([]session.Event, e
 		return nil, ErrUnsupported
 	}
 	return r.Events(ctx, k.ID)
+}
+
+// EachEvent hands a session's full record to fn, oldest first, as its
+// agent reads it (from Events where the agent cannot stream it); fn's
+// first error stops it and is returned.
+func (c *Catalog) EachEvent(ctx context.Context, k session.Key, fn func(session.Event) error) error {
+	if _, err := c.Get(ctx, k); err != nil {
+		return err
+	}
+	if s, ok := c.byName[k.Runtime].(EventStreamer); ok {
+		return s.EachEvent(ctx, k.ID, fn)
+	}
+	evs, err := c.Events(ctx, k)
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Delete deletes a session's history (the agent's own files, as its

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,78 +88,328 @@ type Session struct {
 	Updated time.Time `json:"updated,omitzero"`
 }
 
-// Write writes the record evs of s to w in f: only its messages, or with
-// tools every event, results right after their calls. It returns how many
-// messages it wrote.
-func Write(w io.Writer, f Format, s Session, evs []session.Event, tools bool) (int, error) {
-	evs = ordered(evs, tools)
-	messages := Messages(evs, tools)
-	var err error
-	switch f {
-	case Markdown:
-		err = writeMarkdown(w, evs)
-	case JSON:
-		err = writeJSON(w, s, evs, tools)
-	case JSONL:
-		err = writeJSONL(w, evs, tools)
-	case Text:
-		err = writeText(w, evs)
-	default:
-		err = fmt.Errorf("export: no format %q", f)
-	}
-	return messages, err
-}
+// Record reads a session's record, oldest first, handing each event to
+// fn and stopping at fn's first error, which it returns. An export may
+// read it more than once (Plan, then Write), each time from the history:
+// the record is never held whole, so an export's memory does not grow
+// with the session.
+type Record func(fn func(session.Event) error) error
 
-// Messages is how many messages an export of evs holds.
-func Messages(evs []session.Event, tools bool) int {
-	n := 0
-	for _, e := range evs {
-		if e.Kind == session.EventMessage {
-			n++
-		}
-	}
-	return n
-}
-
-// ordered keeps the messages (with tools, every event) and puts each
-// tool result right after its call: some agents write a result before
-// the call it answers. A result whose call is not in the record stays
-// where it is.
-func ordered(evs []session.Event, tools bool) []session.Event {
-	if !tools {
-		var out []session.Event
+// FromEvents is the Record of events already read.
+func FromEvents(evs []session.Event) Record {
+	return func(fn func(session.Event) error) error {
 		for _, e := range evs {
-			if e.Kind == session.EventMessage {
-				out = append(out, e)
+			if err := fn(e); err != nil {
+				return err
 			}
 		}
-		return out
+		return nil
 	}
+}
+
+// Export is one export of a record, planned by reading it once: how many
+// messages it holds and, with tools, which calls have results to put
+// after them and how many.
+type Export struct {
+	read     Record
+	tools    bool
+	messages int
+	// results counts, by call id, the results of each call the record
+	// holds (nil without tools): those results are written after it.
+	results map[string]int
+}
+
+// Plan reads r once for what an export of it must know before it writes
+// (only ids and counts are kept).
+func Plan(r Record, tools bool) (*Export, error) {
+	x := &Export{read: r, tools: tools}
 	calls := map[string]bool{}
-	results := map[string][]session.Event{}
-	for _, e := range evs {
+	results := map[string]int{}
+	err := r(func(e session.Event) error {
 		switch {
+		case e.Kind == session.EventMessage:
+			x.messages++
+		case !tools:
 		case e.Kind == session.EventToolCall && e.ToolID != "":
 			calls[e.ToolID] = true
-		case (e.Kind == session.EventToolResult || e.Kind == session.EventImage && e.Role == "") && e.ToolID != "":
-			results[e.ToolID] = append(results[e.ToolID], e)
+		case isResult(e):
+			results[e.ToolID]++
+		}
+		return nil
+	})
+	if tools {
+		x.results = make(map[string]int, len(calls))
+		for id := range calls {
+			x.results[id] = results[id]
 		}
 	}
-	out := make([]session.Event, 0, len(evs))
-	for _, e := range evs {
-		paired := e.ToolID != "" && calls[e.ToolID]
-		switch {
-		case (e.Kind == session.EventToolResult || e.Kind == session.EventImage && e.Role == "") && paired:
-			continue // written after its call
-		case e.Kind == session.EventToolCall && paired:
-			out = append(out, e)
-			out = append(out, results[e.ToolID]...)
-			delete(results, e.ToolID) // a call written twice gets its results once
-		default:
-			out = append(out, e)
+	return x, err
+}
+
+// Messages is how many messages the export holds.
+func (x *Export) Messages() int { return x.messages }
+
+// Write reads the record again and writes it to w in f: only its
+// messages, or with tools every event, results right after their calls.
+func (x *Export) Write(w io.Writer, f Format, s Session) error {
+	ew, err := newWriter(w, f, s, x.tools)
+	if err != nil {
+		return err
+	}
+	o := newOrderer(x.tools, x.results, ew.event)
+	if err := x.read(o.add); err != nil {
+		return err
+	}
+	if err := o.end(); err != nil {
+		return err
+	}
+	return ew.end()
+}
+
+// Write writes the record r of s to w in f, as Export.Write does, and
+// returns how many messages it wrote. Without tools the record is read
+// once; with them twice (Plan).
+func Write(w io.Writer, f Format, s Session, r Record, tools bool) (int, error) {
+	if tools {
+		x, err := Plan(r, true)
+		if err != nil {
+			return 0, err
+		}
+		return x.messages, x.Write(w, f, s)
+	}
+	x := &Export{tools: false}
+	x.read = func(fn func(session.Event) error) error {
+		return r(func(e session.Event) error {
+			if e.Kind == session.EventMessage {
+				x.messages++
+			}
+			return fn(e)
+		})
+	}
+	err := x.Write(w, f, s)
+	return x.messages, err
+}
+
+// isResult says whether e is a tool's result (or an image a tool
+// returned) that names its call.
+func isResult(e session.Event) bool {
+	return (e.Kind == session.EventToolResult || e.Kind == session.EventImage && e.Role == "") && e.ToolID != ""
+}
+
+// maxHeld bounds what an orderer holds back: results read before their
+// call, and events read after a call whose results have not all come. A
+// record that would need more (a result megabytes after its call) has
+// the call's remaining results written where they are.
+const maxHeld = 16 << 20
+
+// orderer passes events on in export order: only the messages without
+// tools; with tools every event, each call's results (Plan's count)
+// right after it — some agents write a result before the call it
+// answers, others interleave calls and results. A result whose call is
+// not in the record stays where it is; a call written twice gets its
+// results once, after the first.
+type orderer struct {
+	tools bool
+	left  map[string]int // by call id, its results not yet placed
+	emit  func(session.Event) error
+
+	placed map[string]bool            // calls written (their slot made)
+	held   map[string][]session.Event // results read before their call
+	// heldOrder is the ids of held, in the order their first result came.
+	heldOrder []string
+	open      map[string]*slot // calls written whose results are still coming
+	queue     []queued         // what waits behind the first open call
+	size      int              // bytes held and queued
+	max       int              // the most it holds: maxHeld
+}
+
+func newOrderer(tools bool, results map[string]int, emit func(session.Event) error) *orderer {
+	o := &orderer{tools: tools, emit: emit, max: maxHeld, placed: map[string]bool{}, held: map[string][]session.Event{}, open: map[string]*slot{}}
+	if tools {
+		o.left = maps.Clone(results)
+	}
+	return o
+}
+
+// slot is where a call's results go: right after the call.
+type slot struct {
+	results []session.Event
+	closed  bool // complete, or given up on
+}
+
+// queued is an event waiting to be written, or a call's slot.
+type queued struct {
+	ev   session.Event
+	slot *slot
+}
+
+func eventSize(e session.Event) int { return 64 + len(e.Text) + len(e.Input) + len(e.Data) }
+
+// add takes the record's next event.
+func (o *orderer) add(e session.Event) error {
+	if !o.tools {
+		if e.Kind != session.EventMessage {
+			return nil
+		}
+		return o.emit(e)
+	}
+	id := e.ToolID
+	_, paired := o.left[id]
+	switch {
+	case id == "" || !paired:
+		return o.put(queued{ev: e})
+	case isResult(e):
+		switch sl := o.open[id]; {
+		case sl != nil:
+			o.left[id]--
+			sl.results = append(sl.results, e)
+			o.size += eventSize(e)
+			if o.left[id] <= 0 {
+				sl.closed = true
+				delete(o.open, id)
+			}
+			return o.flush()
+		case o.placed[id] || o.left[id] <= 0:
+			return o.put(queued{ev: e}) // its call is past: it stays where it is
+		}
+		o.left[id]--
+		if _, ok := o.held[id]; !ok {
+			o.heldOrder = append(o.heldOrder, id)
+		}
+		o.held[id] = append(o.held[id], e)
+		o.size += eventSize(e)
+		return o.trim()
+	case e.Kind == session.EventToolCall && !o.placed[id]:
+		o.placed[id] = true
+		sl := &slot{results: o.held[id], closed: o.left[id] <= 0}
+		delete(o.held, id)
+		if !sl.closed {
+			o.open[id] = sl
+		}
+		if err := o.put(queued{ev: e}); err != nil {
+			return err
+		}
+		return o.put(queued{slot: sl})
+	}
+	return o.put(queued{ev: e})
+}
+
+// put queues q and writes what no open call holds back.
+func (o *orderer) put(q queued) error {
+	if len(o.queue) == 0 && q.slot == nil {
+		return o.emit(q.ev)
+	}
+	o.queue = append(o.queue, q)
+	if q.slot == nil {
+		o.size += eventSize(q.ev)
+	}
+	return o.flush()
+}
+
+// flush writes the queue up to its first open slot, then trims.
+func (o *orderer) flush() error {
+	if err := o.drain(); err != nil {
+		return err
+	}
+	return o.trim()
+}
+
+// drain writes the queue up to its first open slot.
+func (o *orderer) drain() error {
+	i := 0
+	for ; i < len(o.queue); i++ {
+		q := o.queue[i]
+		if q.slot == nil {
+			o.size -= eventSize(q.ev)
+			if err := o.emit(q.ev); err != nil {
+				return err
+			}
+			continue
+		}
+		if !q.slot.closed {
+			break
+		}
+		for _, r := range q.slot.results {
+			o.size -= eventSize(r)
+			if err := o.emit(r); err != nil {
+				return err
+			}
 		}
 	}
-	return out
+	o.queue = append(o.queue[:0], o.queue[i:]...)
+	return nil
+}
+
+// trim gives up on pairing while more than maxHeld is held: the first
+// open call's results so far are written after it and its later ones
+// where they are; then results held before their call are written now,
+// and the call, when it comes, alone.
+func (o *orderer) trim() error {
+	for o.size > o.max {
+		sl := firstOpen(o.queue)
+		if sl == nil {
+			break
+		}
+		sl.closed = true
+		for id, x := range o.open {
+			if x == sl {
+				delete(o.open, id)
+				o.left[id] = 0
+			}
+		}
+		if err := o.drain(); err != nil {
+			return err
+		}
+	}
+	for len(o.heldOrder) > 0 && o.size > o.max {
+		id := o.heldOrder[0]
+		o.heldOrder = o.heldOrder[1:]
+		rs, ok := o.held[id]
+		if !ok {
+			continue // its call came
+		}
+		delete(o.held, id)
+		o.left[id] = 0
+		for _, r := range rs {
+			o.size -= eventSize(r)
+			if err := o.put(queued{ev: r}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// firstOpen is the first slot of q still open.
+func firstOpen(q []queued) *slot {
+	for _, x := range q {
+		if x.slot != nil && !x.slot.closed {
+			return x.slot
+		}
+	}
+	return nil
+}
+
+// end writes what is left: open calls' results as they are, then
+// results whose call never came (the record changed between reads).
+func (o *orderer) end() error {
+	for _, q := range o.queue {
+		if q.slot != nil {
+			q.slot.closed = true
+		}
+	}
+	if err := o.drain(); err != nil {
+		return err
+	}
+	for _, id := range o.heldOrder {
+		for _, r := range o.held[id] {
+			if err := o.emit(r); err != nil {
+				return err
+			}
+		}
+		delete(o.held, id)
+	}
+	return nil
 }
 
 func roleTitle(role string) string {
@@ -182,76 +433,96 @@ func fence(s string) string {
 	return strings.Repeat("`", n)
 }
 
-func writeMarkdown(w io.Writer, evs []session.Event) error {
-	var b strings.Builder
-	for _, e := range evs {
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		switch e.Kind {
-		case session.EventMessage:
-			fmt.Fprintf(&b, "### %s\n\n%s\n", roleTitle(e.Role), strings.TrimSpace(e.Text))
-		case session.EventThinking:
-			b.WriteString("#### Thinking\n\n")
-			for _, l := range strings.Split(strings.TrimSpace(e.Text), "\n") {
-				b.WriteString(strings.TrimRight("> "+l, " ") + "\n")
-			}
-		case session.EventToolCall:
-			f := fence(e.Input)
-			fmt.Fprintf(&b, "#### Tool call: %s\n\n%sjson\n%s\n%s\n", e.Tool, f, e.Input, f)
-		case session.EventToolResult:
-			head := "Tool result"
-			if e.IsError {
-				head = "Tool result (error)"
-			}
-			f := fence(e.Text)
-			fmt.Fprintf(&b, "#### %s\n\n%s\n%s\n%s\n", head, f, e.Text, f)
-		case session.EventImage:
-			fmt.Fprintf(&b, "#### Image\n\n%s, %d bytes\n", e.MediaType, e.Size)
-		}
-		if b.Len() > 64<<10 {
-			if _, err := io.WriteString(w, b.String()); err != nil {
-				return err
-			}
-			b.Reset()
-			b.WriteString("\n") // keeps the blank line between entries
-		}
+// eventWriter writes an export one event at a time, in its format.
+type eventWriter interface {
+	event(e session.Event) error
+	end() error
+}
+
+func newWriter(w io.Writer, f Format, s Session, tools bool) (eventWriter, error) {
+	switch f {
+	case Markdown:
+		return &textWriter{w: w, entry: markdownEntry}, nil
+	case Text:
+		return &textWriter{w: w, entry: textEntry}, nil
+	case JSON:
+		return newJSONWriter(w, s, tools), nil
+	case JSONL:
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return &jsonlWriter{enc: enc, tools: tools}, nil
 	}
-	_, err := io.WriteString(w, b.String())
+	return nil, fmt.Errorf("export: no format %q", f)
+}
+
+// textWriter writes Markdown or plain text, entries a blank line apart,
+// in pieces of about 64 KiB.
+type textWriter struct {
+	w     io.Writer
+	b     strings.Builder
+	n     int // entries written
+	entry func(b *strings.Builder, e session.Event)
+}
+
+func (t *textWriter) event(e session.Event) error {
+	if t.n++; t.n > 1 {
+		t.b.WriteString("\n")
+	}
+	t.entry(&t.b, e)
+	if t.b.Len() > 64<<10 {
+		_, err := io.WriteString(t.w, t.b.String())
+		t.b.Reset()
+		return err
+	}
+	return nil
+}
+
+func (t *textWriter) end() error {
+	_, err := io.WriteString(t.w, t.b.String())
 	return err
 }
 
-func writeText(w io.Writer, evs []session.Event) error {
-	var b strings.Builder
-	for i, e := range evs {
-		if i > 0 {
-			b.WriteString("\n")
+func markdownEntry(b *strings.Builder, e session.Event) {
+	switch e.Kind {
+	case session.EventMessage:
+		fmt.Fprintf(b, "### %s\n\n%s\n", roleTitle(e.Role), strings.TrimSpace(e.Text))
+	case session.EventThinking:
+		b.WriteString("#### Thinking\n\n")
+		for _, l := range strings.Split(strings.TrimSpace(e.Text), "\n") {
+			b.WriteString(strings.TrimRight("> "+l, " ") + "\n")
 		}
-		switch e.Kind {
-		case session.EventMessage:
-			fmt.Fprintf(&b, "%s:\n%s\n", roleTitle(e.Role), strings.TrimSpace(e.Text))
-		case session.EventThinking:
-			fmt.Fprintf(&b, "Thinking:\n%s\n", strings.TrimSpace(e.Text))
-		case session.EventToolCall:
-			fmt.Fprintf(&b, "Tool call %s:\n%s\n", e.Tool, e.Input)
-		case session.EventToolResult:
-			if e.IsError {
-				fmt.Fprintf(&b, "Tool result (error):\n%s\n", e.Text)
-			} else {
-				fmt.Fprintf(&b, "Tool result:\n%s\n", e.Text)
-			}
-		case session.EventImage:
-			fmt.Fprintf(&b, "Image: %s, %d bytes\n", e.MediaType, e.Size)
+	case session.EventToolCall:
+		f := fence(e.Input)
+		fmt.Fprintf(b, "#### Tool call: %s\n\n%sjson\n%s\n%s\n", e.Tool, f, e.Input, f)
+	case session.EventToolResult:
+		head := "Tool result"
+		if e.IsError {
+			head = "Tool result (error)"
 		}
-		if b.Len() > 64<<10 {
-			if _, err := io.WriteString(w, b.String()); err != nil {
-				return err
-			}
-			b.Reset()
-		}
+		f := fence(e.Text)
+		fmt.Fprintf(b, "#### %s\n\n%s\n%s\n%s\n", head, f, e.Text, f)
+	case session.EventImage:
+		fmt.Fprintf(b, "#### Image\n\n%s, %d bytes\n", e.MediaType, e.Size)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+}
+
+func textEntry(b *strings.Builder, e session.Event) {
+	switch e.Kind {
+	case session.EventMessage:
+		fmt.Fprintf(b, "%s:\n%s\n", roleTitle(e.Role), strings.TrimSpace(e.Text))
+	case session.EventThinking:
+		fmt.Fprintf(b, "Thinking:\n%s\n", strings.TrimSpace(e.Text))
+	case session.EventToolCall:
+		fmt.Fprintf(b, "Tool call %s:\n%s\n", e.Tool, e.Input)
+	case session.EventToolResult:
+		if e.IsError {
+			fmt.Fprintf(b, "Tool result (error):\n%s\n", e.Text)
+		} else {
+			fmt.Fprintf(b, "Tool result:\n%s\n", e.Text)
+		}
+	case session.EventImage:
+		fmt.Fprintf(b, "Image: %s, %d bytes\n", e.MediaType, e.Size)
+	}
 }
 
 // entry is one event as JSON; a message has only role, text and time.
@@ -280,55 +551,67 @@ func entryOf(e session.Event, tools bool) entry {
 	return j
 }
 
-// writeJSON writes {"messages" (or "events"): [...], "session": {...}}
-// indented, one entry at a time: a long session is never held twice, as
-// the record and as its whole encoding.
-func writeJSON(w io.Writer, s Session, evs []session.Event, tools bool) error {
-	bw := bufio.NewWriter(w)
+// jsonWriter writes {"messages" (or "events"): [...], "session": {...}}
+// indented, one entry at a time: a long session is never held, as the
+// record or as its encoding.
+type jsonWriter struct {
+	bw    *bufio.Writer
+	buf   bytes.Buffer
+	enc   *json.Encoder
+	s     Session
+	tools bool
+	n     int
+}
+
+func newJSONWriter(w io.Writer, s Session, tools bool) *jsonWriter {
+	j := &jsonWriter{bw: bufio.NewWriter(w), s: s, tools: tools}
+	j.enc = json.NewEncoder(&j.buf)
+	j.enc.SetEscapeHTML(false)
+	j.enc.SetIndent("    ", "  ")
 	key := "messages"
 	if tools {
 		key = "events"
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("    ", "  ")
-	bw.WriteString("{\n  \"" + key + "\": [")
-	for i, e := range evs {
-		buf.Reset()
-		if err := enc.Encode(entryOf(e, tools)); err != nil {
-			return err
-		}
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteString("\n    ")
-		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	}
-	if len(evs) > 0 {
-		bw.WriteString("\n  ")
-	}
-	bw.WriteString("],\n  \"session\": ")
-	buf.Reset()
-	enc.SetIndent("  ", "  ")
-	if err := enc.Encode(s); err != nil {
-		return err
-	}
-	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	bw.WriteString("\n}\n")
-	return bw.Flush()
+	j.bw.WriteString("{\n  \"" + key + "\": [")
+	return j
 }
 
-func writeJSONL(w io.Writer, evs []session.Event, tools bool) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, e := range evs {
-		if err := enc.Encode(entryOf(e, tools)); err != nil {
-			return err
-		}
+func (j *jsonWriter) event(e session.Event) error {
+	j.buf.Reset()
+	if err := j.enc.Encode(entryOf(e, j.tools)); err != nil {
+		return err
 	}
-	return nil
+	if j.n++; j.n > 1 {
+		j.bw.WriteByte(',')
+	}
+	j.bw.WriteString("\n    ")
+	_, err := j.bw.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
+	return err
 }
+
+func (j *jsonWriter) end() error {
+	if j.n > 0 {
+		j.bw.WriteString("\n  ")
+	}
+	j.bw.WriteString("],\n  \"session\": ")
+	j.buf.Reset()
+	j.enc.SetIndent("  ", "  ")
+	if err := j.enc.Encode(j.s); err != nil {
+		return err
+	}
+	j.bw.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
+	j.bw.WriteString("\n}\n")
+	return j.bw.Flush()
+}
+
+// jsonlWriter writes one entry a line.
+type jsonlWriter struct {
+	enc   *json.Encoder
+	tools bool
+}
+
+func (j *jsonlWriter) event(e session.Event) error { return j.enc.Encode(entryOf(e, j.tools)) }
+func (j *jsonlWriter) end() error                  { return nil }
 
 // FileName is a file name for s's export in f: its title's words (or its
 // id), and the format's extension.
@@ -358,13 +641,13 @@ func FileName(s Session, f Format) string {
 
 // WriteFile writes an export to path beside it first, then renamed: an
 // export cut short never stands in for the file.
-func WriteFile(path string, f Format, meta Session, evs []session.Event, tools bool) (int, error) {
+func WriteFile(path string, f Format, meta Session, r Record, tools bool) (int, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return 0, err
 	}
 	defer os.Remove(tmp.Name())
-	n, err := Write(tmp, f, meta, evs, tools)
+	n, err := Write(tmp, f, meta, r, tools)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

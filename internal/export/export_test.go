@@ -27,6 +27,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 type recorded interface {
 	Scan(ctx context.Context, limit int, keep []string) ([]session.Info, error)
 	Events(ctx context.Context, id string) ([]session.Event, error)
+	EachEvent(ctx context.Context, id string, fn func(session.Event) error) error
 }
 
 func recordings(t *testing.T) map[string]recorded {
@@ -74,8 +75,15 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The ids and times of a recording change with each one: the
-			// goldens hold the conversation as written.
-			checkGoldens(t, agent, Session{Runtime: agent, ID: "ID", Title: info.Title, Cwd: info.Cwd}, evs)
+			// goldens hold the conversation as written. The export reads
+			// the record as it streams from the history.
+			stream := func(fn func(session.Event) error) error {
+				return s.EachEvent(context.Background(), info.ID, func(e session.Event) error {
+					e.Time = time.Time{}
+					return fn(e)
+				})
+			}
+			checkGoldens(t, agent, Session{Runtime: agent, ID: "ID", Title: info.Title, Cwd: info.Cwd}, evs, stream)
 		})
 	}
 }
@@ -97,7 +105,7 @@ func TestExportCursor(t *testing.T) {
 	}
 	for _, f := range Formats() {
 		var b bytes.Buffer
-		n, err := Write(&b, f, Session{Runtime: "cursor", ID: "ID"}, evs, false)
+		n, err := Write(&b, f, Session{Runtime: "cursor", ID: "ID"}, FromEvents(evs), false)
 		if err != nil || n != 2 {
 			t.Fatalf("%s: %d messages, %v", f, n, err)
 		}
@@ -117,19 +125,14 @@ func jsonText(s string) string {
 
 // checkGoldens exports evs in every format, with and without the tools,
 // against testdata/<agent>-<format>[-tools].<ext>.
-func checkGoldens(t *testing.T, agent string, meta Session, evs []session.Event) {
+func checkGoldens(t *testing.T, agent string, meta Session, evs []session.Event, record Record) {
 	t.Helper()
 	for _, tc := range []struct {
 		f     Format
 		tools bool
 	}{{Markdown, false}, {JSON, false}, {JSONL, false}, {Text, false}, {Markdown, true}, {JSONL, true}} {
 		var b bytes.Buffer
-		stable := make([]session.Event, len(evs))
-		for i, e := range evs {
-			e.Time = time.Time{}
-			stable[i] = e
-		}
-		n, err := Write(&b, tc.f, meta, stable, tc.tools)
+		n, err := Write(&b, tc.f, meta, record, tc.tools)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +193,7 @@ func TestResultsFollowTheirCalls(t *testing.T) {
 		{Kind: session.EventMessage, Role: session.RoleAssistant, Text: "Built ```it```."},
 	}
 	var b bytes.Buffer
-	if n, err := Write(&b, Markdown, Session{}, evs, true); err != nil || n != 2 {
+	if n, err := Write(&b, Markdown, Session{}, FromEvents(evs), true); err != nil || n != 2 {
 		t.Fatalf("%d %v", n, err)
 	}
 	want := "### User\n\ngo\n\n#### Thinking\n\n> hmm\n\n#### Tool call: Bash\n\n```json\n{\"command\":\"make\"}\n```\n\n" +
@@ -200,7 +203,7 @@ func TestResultsFollowTheirCalls(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	if _, err := Write(&b, Text, Session{}, evs, false); err != nil || b.String() != "User:\ngo\n\nAssistant:\nBuilt ```it```.\n" {
+	if _, err := Write(&b, Text, Session{}, FromEvents(evs), false); err != nil || b.String() != "User:\ngo\n\nAssistant:\nBuilt ```it```.\n" {
 		t.Errorf("without tools: %q %v", b.String(), err)
 	}
 	// A fence is longer than any run of backticks it holds.

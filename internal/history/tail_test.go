@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"paddock/internal/history/historytest"
@@ -212,5 +213,109 @@ func TestReadOnly(t *testing.T) {
 func TestOpenMissing(t *testing.T) {
 	if _, err := OpenTail(filepath.Join(t.TempDir(), "gone.jsonl")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Open = %v, want fs.ErrNotExist", err)
+	}
+}
+
+// normalized is data as a LineReader hands it on: each line with its
+// ending, a line over MaxLine clipped.
+func normalized(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var out []byte
+	ls := NewLineReader(bytes.NewReader(data), MaxLine)
+	for {
+		line, _, err := ls.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(append(out, line...), ls.EOL()...)
+	}
+}
+
+// TestGrowLongLines: with lines over MaxLine, each window is the file's
+// end from its first line start on, as a LineReader hands it on (the long
+// lines clipped), and what a window holds of a line whose start it has
+// not found is never more than MaxLine.
+func TestGrowLongLines(t *testing.T) {
+	long := func(c string) []byte {
+		return []byte(`{"text":"` + strings.Repeat(c, MaxLine+MaxLine/2) + `"}` + "\n")
+	}
+	short := []byte(`{"text":"short"}` + "\n")
+	cases := []struct {
+		name  string
+		parts [][]byte
+	}{
+		{"long line last", [][]byte{short, short, long("a")}},
+		{"long line between", [][]byte{short, long("b"), short, short}},
+		{"two long lines", [][]byte{short, long("c"), long("d"), short}},
+		{"only a long line", [][]byte{long("e")}},
+		{"a long line without a newline", [][]byte{short, bytes.TrimSuffix(long("f"), []byte("\n"))}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data := bytes.Join(c.parts, nil)
+			f := open(t, write(t, data))
+			w := f.Window()
+			windows := 0
+			for lines := range w.Grow(1 << 10) {
+				windows++
+				from := int64(len(data)) - (1<<10)<<(windows-1)
+				var want []byte
+				if i := bytes.IndexByte(data[from:], '\n'); i >= 0 {
+					want = normalized(t, data[from+int64(i)+1:])
+				}
+				if !bytes.Equal(lines, want) {
+					t.Fatalf("window %d: %d bytes, want %d", windows, len(lines), len(want))
+				}
+				if held := len(w.b.head) + len(lines); held > 2*MaxLine {
+					t.Fatalf("window %d holds %d bytes", windows, held)
+				}
+			}
+			r, end := w.Whole()
+			got, err := io.ReadAll(io.NewSectionReader(r, 0, end))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := normalized(t, data); !bytes.Equal(normalized(t, got), want) {
+				t.Errorf("whole read: %d bytes, want %d as lines", len(got), len(want))
+			}
+			if f.Read() > 2*int64(len(data)) {
+				t.Errorf("read %d bytes of %d", f.Read(), len(data))
+			}
+		})
+	}
+}
+
+// TestBackBefore reads a file backwards in parts of every size: the
+// lines handed back, in front of each other, are the file's.
+func TestBackBefore(t *testing.T) {
+	data := []byte("a\nbb\n\nccc\r\ndddd\neeeee")
+	for step := int64(1); step <= int64(len(data))+1; step++ {
+		f := open(t, write(t, data))
+		b := f.Back()
+		var got []byte
+		for from := int64(len(data)); from > 0; {
+			from = max(from-step, 0)
+			r, err := b.Before(from)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r == nil {
+				continue
+			}
+			part, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(len(part)+len(got)) != int64(len(data))-b.Start() {
+				t.Fatalf("step %d: lines from %d are %q%q", step, b.Start(), part, got)
+			}
+			got = append(part, got...)
+		}
+		if !bytes.Equal(got, data) || f.Read() != int64(len(data)) {
+			t.Errorf("step %d: %q, %d bytes read; want the file, each byte once", step, got, f.Read())
+		}
 	}
 }

@@ -55,6 +55,12 @@ const (
 	DecisionTimeout = 600 // events paddock may hold for a phone answer
 )
 
+// PostTimeout, in seconds, is what an agent that posts a hook straight to
+// the listener (no relay process) waits for it: the relay's own budget, so
+// that a hung or slow paddock costs such an event no more than the relay
+// would. Only events paddock never holds are posted this way.
+const PostTimeout = 0.095
+
 // EnvDir is $name made absolute (relative to the home directory) if set,
 // else home/rel: how most agents find their config directory.
 func (e *Env) EnvDir(name string, rel ...string) string {

@@ -66,6 +66,28 @@ func (m *Manager) Watch(ctx context.Context, rec Reconciler, interval time.Durat
 	}
 }
 
+// lossSettle bounds how long a look that found paddock's windows gone
+// waits to see whether their server exits too.
+const lossSettle = time.Second
+
+// serverAfterLoss is the server's pid once a server that just lost
+// paddock's windows has had lossSettle to exit: 0 when it did (it was
+// killed), pid when it runs on (the windows were closed one by one).
+func serverAfterLoss(ctx context.Context, rec Reconciler, pid int) int {
+	deadline := time.Now().Add(lossSettle)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return pid
+		case <-time.After(lossSettle / 20):
+		}
+		if rc, err := rec.Reconcile(ctx, nil); err == nil && rc.ServerPID != pid {
+			return rc.ServerPID
+		}
+	}
+	return pid
+}
+
 func (m *Manager) watchOnce(ctx context.Context, rec Reconciler) {
 	m.mu.Lock()
 	byPane := make(map[string]*terminal, len(m.terms))
@@ -99,6 +121,11 @@ func (m *Manager) watchOnce(ctx context.Context, rec Reconciler) {
 		if err := m.opts.Live.Unhost(ctx, t.id); err != nil && ctx.Err() == nil {
 			m.log.Warn("card of a lost terminal not ended", "terminal", t.id, "error", err)
 		}
+	}
+	if lost > 0 && rc.ServerPID != 0 && rc.ServerPID == prev.ServerPID {
+		// kill-server closes the windows before the server exits: a look
+		// between the two sees them gone under the same pid.
+		rc.ServerPID = serverAfterLoss(ctx, rec, rc.ServerPID)
 	}
 	// A server that went away with none of paddock's windows lost merely
 	// exited after paddock closed its last window (exit-empty).

@@ -123,7 +123,9 @@ func New(o Options) *Service {
 // HookEvent takes one accepted hook event (hookchannel.Sink). It only
 // queues it: the hook is answered at once and the owner applies it.
 func (s *Service) HookEvent(ctx context.Context, ev hookstate.Event) {
-	a := arrival{ev: ev, at: s.now()}
+	at := s.now()
+	ev.Time = onServiceClock(ev.Time, at)
+	a := arrival{ev: ev, at: at}
 	// Names, kinds and ids only: prompts and tool inputs stay out of logs.
 	s.log.LogAttrs(ctx, slog.LevelDebug, "hook event",
 		slog.String("runtime", ev.Runtime), slog.String("session", ev.SessionID),
@@ -145,6 +147,32 @@ func (s *Service) HookEvent(ctx context.Context, ev hookstate.Event) {
 	case <-s.stopped:
 		s.dropped.Add(1)
 	}
+}
+
+// maxStampLag is the most an event's stamp may precede its arrival and
+// still be read as the time it was sent: a relay posts within seconds.
+// A stamp further off, before or after, comes from a clock that was set
+// in between (or from another machine's clock).
+const maxStampLag = time.Minute
+
+// onServiceClock expresses an event's stamp (a relay's wall clock, or the
+// agent's own) on the Service's clock: the arrival, less how long before
+// it the event was stamped. The states' times then all carry the
+// monotonic reading of the Service's clock, so the wall clock being set
+// back or forward — NTP stepping it, a board without a real-time clock
+// syncing after boot — neither freezes a card (every event after a step
+// back would look older than its state's cause, and be ignored as a
+// straggler) nor fires its timers early. The order of two stamps that
+// arrive out of order is kept. Zero stays zero.
+func onServiceClock(sent, arrived time.Time) time.Time {
+	if sent.IsZero() {
+		return sent
+	}
+	lag := arrived.Round(0).Sub(sent) // wall against wall
+	if lag > maxStampLag || lag < -maxStampLag {
+		return arrived
+	}
+	return arrived.Add(-max(lag, 0))
 }
 
 // Stats counts events.

@@ -317,12 +317,10 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 	if _, err := os.Lstat(path); err == nil && !in.Overwrite {
 		return nil, out, fmt.Errorf("%s exists; set overwrite to replace it", path)
 	}
-	evs, err := t.o.Catalog.Events(ctx, i.Key())
-	if err != nil {
-		return nil, out, err
-	}
+	// Read as it is written, never held whole.
+	record := func(fn func(session.Event) error) error { return t.o.Catalog.EachEvent(ctx, i.Key(), fn) }
 	meta := export.Session{Runtime: i.Runtime, ID: i.ID, Title: i.Title, Cwd: i.Cwd, Model: i.Model, Created: i.Created, Updated: i.Updated}
-	n, err := export.WriteFile(path, f, meta, evs, in.IncludeToolMessages)
+	n, err := export.WriteFile(path, f, meta, record, in.IncludeToolMessages)
 	if err != nil {
 		return nil, out, err
 	}

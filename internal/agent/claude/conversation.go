@@ -21,6 +21,9 @@ type convRecord struct {
 	// order, with one EventMessage slot (no text) where msg belongs; only
 	// when the transcript is read withEvents.
 	events []session.Event
+	// hasMsg says the record shows a message, when the transcript is read
+	// treeOnly (msg is not kept).
+	hasMsg bool
 }
 
 // transcript is a whole file read for its conversation.
@@ -28,11 +31,18 @@ type transcript struct {
 	records    []convRecord
 	badLines   int
 	withEvents bool // keep each record's events too (Events)
+	// treeOnly keeps of each record its place in the tree and whether it
+	// shows a message, numbered as a read withEvents numbers them
+	// (EachEvent's first read).
+	treeOnly bool
+	// stream, when set, keeps nothing: each record goes to it as it is
+	// read (EachEvent's second read).
+	stream *eventStream
 }
 
-// readTranscript reads every line of the file. A broken or over-long line
-// is counted and skipped; a read error ends the file early and is returned
-// with what was read.
+// readTranscript reads every line of the file. A broken line is counted
+// and skipped, an over-long one read clipped; a read error ends the file
+// early and is returned with what was read.
 func readTranscript(ctx context.Context, f io.Reader) (*transcript, error) {
 	t := &transcript{}
 	return t, t.read(ctx, f)
@@ -45,16 +55,12 @@ func (t *transcript) read(ctx context.Context, f io.Reader) error {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		line, tooLong, err := lr.Next()
+		line, _, err := lr.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return err
-		}
-		if tooLong {
-			t.badLines++
-			continue
 		}
 		if len(line) == 0 {
 			continue
@@ -78,11 +84,21 @@ func (t *transcript) add(r *record) {
 		c.msg = &session.Message{Role: session.RoleAssistant, Text: text, Time: r.Time}
 		c.messageID = r.MessageID
 	}
-	if t.withEvents {
+	if t.withEvents || t.treeOnly && c.uuid == "" && c.msg == nil {
 		c.events = recordEvents(r, c.msg != nil)
 	}
 	if c.uuid == "" && c.msg == nil && len(c.events) == 0 {
 		return // bookkeeping outside the tree
+	}
+	switch {
+	case t.stream != nil:
+		t.stream.record(&c)
+		return
+	case t.treeOnly:
+		c.hasMsg, c.msg, c.events = c.msg != nil, nil, nil
+		if !c.hasMsg {
+			c.messageID = ""
+		}
 	}
 	t.records = append(t.records, c)
 }

@@ -3,12 +3,13 @@ package claude
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
-	"paddock/internal/history"
 	"strings"
 	"time"
 
+	"paddock/internal/history"
 	"paddock/internal/session"
 )
 
@@ -44,6 +45,155 @@ func (s *Scanner) Events(ctx context.Context, id string) ([]session.Event, error
 			"bad_lines", t.badLines, "err", err)
 	}
 	return t.events(), nil
+}
+
+// EachEvent hands Events' events to fn as the transcript is read, and
+// stops at fn's first error, which it returns. The file is read twice:
+// first for its tree alone (uuids, parents, message ids), to find the
+// branch and which lines of one API message join; then record by record,
+// each record of the branch handing over its events at once — held back
+// only while a message split over lines has more lines to come.
+func (s *Scanner) EachEvent(ctx context.Context, id string, fn func(session.Event) error) error {
+	c, ok := s.find(id)
+	if !ok {
+		return session.ErrNotFound
+	}
+	f, err := os.Open(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return session.ErrNotFound // removed since find
+	}
+	if err != nil {
+		s.problems.Error(c.path, "cannot read Claude transcript", "err", err)
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := st.Size() // both reads read the same bytes
+	tree := &transcript{treeOnly: true}
+	if err := tree.read(ctx, io.NewSectionReader(f, 0, size)); ctx.Err() != nil {
+		return ctx.Err()
+	} else if err != nil {
+		s.problems.Error(c.path, "cannot read Claude transcript", "err", err)
+		return err
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	es := tree.eventPlan(fn, cancel)
+	tree = nil
+	t := &transcript{withEvents: true, stream: es}
+	err = t.read(rctx, io.NewSectionReader(f, 0, size))
+	switch {
+	case es.err != nil:
+		return es.err
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	if err := es.end(); err != nil {
+		return err
+	}
+	if err != nil || t.badLines > 0 {
+		s.problems.Error(c.path, "Claude transcript partly unreadable; showing what could be read",
+			"bad_lines", t.badLines, "err", err)
+	}
+	return nil
+}
+
+// eventStream hands over the events of a streaming read's records, as
+// events() would make them of the whole transcript (transcript.stream).
+type eventStream struct {
+	kept     []bool      // by record: not on an abandoned branch
+	joined   []bool      // by record: its text joins the message before
+	lastJoin map[int]int // a message's record → the last record joining it
+	n        int         // records read
+
+	held      []session.Event // a message still being joined, and what came after it
+	holdUntil int
+	fn        func(session.Event) error
+	err       error // fn's, which ends the read
+	cancel    context.CancelFunc
+}
+
+// eventPlan finds, from a tree-only read, which records events() keeps
+// and which of their messages join: the same walk, without the texts.
+func (t *transcript) eventPlan(fn func(session.Event) error, cancel context.CancelFunc) *eventStream {
+	abandoned := t.abandonedTest()
+	es := &eventStream{kept: make([]bool, len(t.records)), joined: make([]bool, len(t.records)),
+		lastJoin: map[int]int{}, fn: fn, cancel: cancel}
+	lastID, lastMsg := "", -1
+	for i, r := range t.records {
+		if r.uuid != "" && abandoned.test(r.uuid) {
+			continue
+		}
+		es.kept[i] = true
+		if !r.hasMsg {
+			continue
+		}
+		if r.messageID != "" && r.messageID == lastID && lastMsg >= 0 {
+			es.joined[i] = true
+			es.lastJoin[lastMsg] = i
+			continue
+		}
+		lastID, lastMsg = r.messageID, i
+	}
+	return es
+}
+
+// record takes the next record of the streaming read.
+func (es *eventStream) record(c *convRecord) {
+	i := es.n
+	es.n++
+	if es.err != nil || i >= len(es.kept) || !es.kept[i] {
+		return
+	}
+	for _, e := range c.events {
+		if e.Kind == session.EventMessage {
+			if es.joined[i] && len(es.held) > 0 {
+				es.held[0].Text += "\n\n" + c.msg.Text
+				continue
+			}
+			e = session.Event{Kind: session.EventMessage, Role: c.msg.Role, Text: c.msg.Text, Time: c.msg.Time}
+			if until, ok := es.lastJoin[i]; ok {
+				es.held, es.holdUntil = append(es.held[:0], e), until
+				continue
+			}
+		}
+		es.put(e)
+	}
+	if len(es.held) > 0 && i >= es.holdUntil {
+		es.flush()
+	}
+}
+
+// put hands e over, or holds it behind a message still being joined.
+func (es *eventStream) put(e session.Event) {
+	if len(es.held) > 0 {
+		es.held = append(es.held, e)
+		return
+	}
+	if es.err == nil {
+		if es.err = es.fn(e); es.err != nil {
+			es.cancel()
+		}
+	}
+}
+
+// flush hands over what was held.
+func (es *eventStream) flush() {
+	held := es.held
+	es.held = nil
+	for _, e := range held {
+		es.put(e)
+	}
+}
+
+// end hands over what is still held (the file ended early) and returns
+// fn's error.
+func (es *eventStream) end() error {
+	es.flush()
+	return es.err
 }
 
 // events is messages with every other event of the branch's records: the

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"paddock/internal/history"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"paddock/internal/history"
+	"paddock/internal/history/historytest"
 	"paddock/internal/session"
 )
 
@@ -35,6 +36,7 @@ func checkEvents(t *testing.T, s *Scanner, id string) []session.Event {
 	if err != nil {
 		t.Fatalf("Events(%s): %v", id, err)
 	}
+	historytest.CheckStream(t, id, evs, func(fn func(session.Event) error) error { return s.EachEvent(t.Context(), id, fn) })
 	msgs, err := s.Conversation(t.Context(), id)
 	if err != nil {
 		t.Fatalf("Conversation(%s): %v", id, err)

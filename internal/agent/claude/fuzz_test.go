@@ -63,8 +63,8 @@ func FuzzParseLine(f *testing.F) {
 		}
 
 		var b summaryBuilder
-		b.line(data, false)
-		b.line(data, false)
+		b.line(data)
+		b.line(data)
 		sum := b.finish()
 		for _, s := range []string{sum.title, sum.firstPrompt, sum.lastPrompt, sum.cwd, sum.model} {
 			if !utf8.ValidString(s) {

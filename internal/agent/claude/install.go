@@ -22,12 +22,18 @@ type hookEvent struct {
 
 // hookEvents are every event the state machine and the board use.
 // SessionStart must stay a command hook: Claude does not fire http
-// SessionStart hooks.
+// SessionStart hooks. The events paddock may hold for the phone
+// (PermissionRequest, and PreToolUse for a question) stay command hooks
+// too: Claude waits for an http hook as long as its timeout, one timeout
+// per matcher group, so a hung paddock would stall every tool call; the
+// relay instead tells from each payload whether it may be held and gives
+// up within 100 ms when it may not. The http ones get that same budget
+// (hookinstall.PostTimeout; Claude takes fractions of a second).
 var hookEvents = []hookEvent{
 	{"SessionStart", "", hookinstall.StatusTimeout, false},
 	{"UserPromptSubmit", "", hookinstall.StatusTimeout, true},
-	{"PreToolUse", "*", hookinstall.DecisionTimeout, true},
-	{"PermissionRequest", "*", hookinstall.DecisionTimeout, true},
+	{"PreToolUse", "*", hookinstall.DecisionTimeout, false},
+	{"PermissionRequest", "*", hookinstall.DecisionTimeout, false},
 	{"PostToolUse", "*", hookinstall.StatusTimeout, true},
 	{"PostToolUseFailure", "*", hookinstall.StatusTimeout, true},
 	{"Notification", "", hookinstall.StatusTimeout, true},
@@ -68,7 +74,7 @@ func hooks(e *hookinstall.Env) *jsonedit.Hooks {
 			h = jsonedit.Obj(
 				"type", "http",
 				"url", fmt.Sprintf("http://127.0.0.1:%d/hook/%s", e.HookPort(), runtimeName),
-				"timeout", ev.timeout,
+				"timeout", hookinstall.PostTimeout,
 				"headers", headers,
 				"allowedEnvVars", allowed,
 			)
@@ -119,8 +125,9 @@ func mcpConfig(e *hookinstall.Env, dir string) string {
 func installNotes(e *hookinstall.Env) []string {
 	n := []string{"Claude Code reads its hooks when a session starts: restart running sessions to pick up the change."}
 	if e.HTTPHooks() {
-		n = append(n, "UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse(Failure), Notification and Stop post straight to paddock's listener (http hooks); "+
-			"their secret header sits in settings.json, which paddock keeps at mode 0600. Everything else runs the relay command.")
+		n = append(n, "UserPromptSubmit, PostToolUse(Failure), Notification and Stop post straight to paddock's listener (http hooks, given up after 95 ms); "+
+			"their secret header sits in settings.json, which paddock keeps at mode 0600. Everything else runs the relay command, "+
+			"PreToolUse and PermissionRequest included: only the relay can tell a prompt paddock may hold from one it must let through at once.")
 	} else {
 		n = append(n, "Every event runs paddock's relay command, which reads the hook secret from paddock's data dir; no secret is written into settings.json.")
 	}

@@ -1,6 +1,9 @@
 package claude
 
-// maxLineBytes caps one transcript line (jsonl.Reader). Longer lines (a
-// 10 MB paste, a stray binary) are skipped whole and counted as bad, so
-// one line can never hold the whole file hostage.
-const maxLineBytes = 8 << 20
+import "paddock/internal/history"
+
+// maxLineBytes caps one transcript line as it is read: a longer one (a
+// 10 MB paste, a stray binary) is clipped while it is read
+// (history.LineReader), so one line can never hold the whole file
+// hostage, and its record still shows, marked as clipped.
+const maxLineBytes = history.MaxLine

@@ -133,15 +133,12 @@ func readSubagentTranscript(ctx context.Context, f io.Reader) (*transcript, erro
 		if n%1024 == 0 && ctx.Err() != nil {
 			return t, ctx.Err()
 		}
-		line, tooLong, err := lr.Next()
+		line, _, err := lr.Next()
 		switch {
 		case errors.Is(err, io.EOF):
 			return t, nil
 		case err != nil:
 			return t, err
-		case tooLong:
-			t.badLines++
-			continue
 		case len(line) == 0:
 			continue
 		}

@@ -57,14 +57,14 @@ func readSummary(path string, size int64) (*summary, error) {
 func (b *summaryBuilder) readHead(r io.Reader) (end int64, more bool) {
 	head := history.NewLineReader(r, maxLineBytes)
 	for lines := 0; lines < headLines && head.Offset() < headBytes; lines++ {
-		line, tooLong, err := head.Next()
+		line, _, err := head.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.readErr = err
 			}
 			return head.Offset(), false
 		}
-		b.line(line, tooLong)
+		b.line(line)
 	}
 	return head.Offset(), true
 }
@@ -85,7 +85,7 @@ func (b *summaryBuilder) readTail(f io.ReaderAt, headEnd, size int64) {
 	}
 	tail := history.NewLineReader(io.NewSectionReader(f, start, size-start), maxLineBytes)
 	for first := true; ; first = false {
-		line, tooLong, err := tail.Next()
+		line, _, err := tail.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.readErr = err
@@ -93,7 +93,7 @@ func (b *summaryBuilder) readTail(f io.ReaderAt, headEnd, size int64) {
 			return
 		}
 		if !(first && partial) {
-			b.line(line, tooLong)
+			b.line(line)
 		}
 	}
 }
@@ -116,11 +116,7 @@ type summaryBuilder struct {
 
 type summaryRecord struct{ leaf, text string }
 
-func (b *summaryBuilder) line(line []byte, tooLong bool) {
-	if tooLong {
-		b.s.badLines++
-		return
-	}
+func (b *summaryBuilder) line(line []byte) {
 	if len(line) == 0 {
 		return
 	}

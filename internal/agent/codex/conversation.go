@@ -22,11 +22,16 @@ type conversation struct {
 	events     []session.Event
 	userEvents []int // indexes in events of the user messages, for rollbacks
 	calls      calls
+	// stream, with withEvents, is EachEvent's: it numbers the events
+	// (its first read, keeping them without their text) or hands over
+	// those the first read kept (its second, keeping nothing). The
+	// messages are not kept then.
+	stream *eventStream
 }
 
-// readConversation reads every line of the rollout at path. Broken and
-// over-long lines are counted and skipped; a read error ends the file early
-// and is returned with what was read.
+// readConversation reads every line of the rollout at path. Broken lines
+// are counted and skipped, over-long ones read clipped; a read error ends
+// the file early and is returned with what was read.
 func readConversation(ctx context.Context, path string) (*conversation, error) {
 	return readRollout(ctx, path, &conversation{})
 }
@@ -46,9 +51,9 @@ func readRollout(ctx context.Context, path string, c *conversation) (*conversati
 // readRecords parses every line ls yields and hands each record to add, in
 // file order; a whole rollout and the tail TailConversation reads go
 // through it alike. first says ls starts at the file's first line, the
-// only place of the bare legacy header. Broken and over-long lines are
-// counted in bad and skipped; a read error ends the reading and is
-// returned. The record add gets is only valid during the call: one is
+// only place of the bare legacy header. Broken lines are counted in bad
+// and skipped (over-long ones come clipped from ls); a read error ends
+// the reading and is returned. The record add gets is only valid during the call: one is
 // reused for every line (a new one each would be an allocation a line).
 func readRecords(ctx context.Context, ls *history.LineReader, first bool, add func(*record)) (bad int, err error) {
 	var r record
@@ -56,16 +61,12 @@ func readRecords(ctx context.Context, ls *history.LineReader, first bool, add fu
 		if n%1024 == 0 && ctx.Err() != nil {
 			return bad, ctx.Err()
 		}
-		line, skipped, err := ls.Next()
+		line, _, err := ls.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return bad, nil
 			}
 			return bad, err
-		}
-		if skipped {
-			bad++
-			continue
 		}
 		if len(line) == 0 {
 			continue
@@ -98,9 +99,11 @@ func (c *conversation) add(r *record) {
 			c.userEvents = append(c.userEvents, len(c.events))
 		}
 	}
-	c.msgs = append(c.msgs, session.Message{Role: m.role, Text: m.text, Time: r.time})
+	if c.stream == nil {
+		c.msgs = append(c.msgs, session.Message{Role: m.role, Text: m.text, Time: r.time})
+	}
 	if c.withEvents {
-		c.events = append(c.events, session.Event{Kind: session.EventMessage, Role: m.role, Text: m.text, Time: r.time})
+		c.appendEvents(session.Event{Kind: session.EventMessage, Role: m.role, Text: m.text, Time: r.time})
 	}
 	c.addImages(r)
 }
@@ -110,7 +113,7 @@ func (c *conversation) add(r *record) {
 // kept.
 func (c *conversation) addImages(r *record) {
 	if c.withEvents && len(r.images) > 0 {
-		c.events = append(c.events, imageParts(r.images, session.RoleUser, "", r.time)...)
+		c.appendEvents(imageParts(r.images, session.RoleUser, "", r.time)...)
 	}
 }
 
@@ -131,5 +134,8 @@ func (c *conversation) rollback(n int) {
 	if c.withEvents {
 		c.events = c.events[:c.userEvents[len(c.userEvents)-n]]
 		c.userEvents = c.userEvents[:len(c.userEvents)-n]
+		if c.stream != nil && c.stream.planning {
+			c.stream.seqs = c.stream.seqs[:len(c.events)]
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/history/historytest"
 	"paddock/internal/session"
 )
 
@@ -189,8 +190,9 @@ func TestConversationRereads(t *testing.T) {
 	}
 }
 
-// Broken input degrades per line: bad JSON, non-objects, an over-long line
-// and a half-written last line are skipped; invalid UTF-8 is repaired.
+// Broken input degrades per line: bad JSON, non-objects and a half-written
+// last line are skipped; an over-long line is read clipped; invalid UTF-8
+// is repaired.
 func TestConversationBadLines(t *testing.T) {
 	msgs := conversationOf(t,
 		meta(0, "c0ffee00-0000-4000-8000-000000000001", "/p"),
@@ -201,9 +203,14 @@ func TestConversationBadLines(t *testing.T) {
 		agentEvent(4, "short answer"),
 		`{"timestamp":"2026-01-02T10:00:05Z","type":"event_msg","payload":{"type":"user_mess`,
 	)
-	want := []string{"user: first \ufffd\ufffd prompt", "assistant: short answer"}
-	if got := texts(msgs); !slices.Equal(got, want) {
-		t.Fatalf("got %q, want %q", got, want)
+	want := []string{"user: first \ufffd\ufffd prompt", "assistant: clipped", "assistant: short answer"}
+	got := texts(msgs)
+	if len(got) == 3 && strings.HasPrefix(got[1], "assistant: xxxx") {
+		historytest.Clipped(t, msgs[1].Text, "xxxx", "4.0 MB")
+		got[1] = "assistant: clipped"
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %.80q, want %q", got, want)
 	}
 }
 

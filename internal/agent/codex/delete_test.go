@@ -249,7 +249,7 @@ func TestDeleteRealCLI(t *testing.T) {
 	if len(infos) != 1 || infos[0].ID != recTools || infos[0].Title != "Mock title: please RUN the thing" {
 		t.Errorf("listed after Delete: %+v", infos)
 	}
-	r, err := openState(ctx, filepath.Join(dir, stateFile))
+	r, err := openState(ctx, s.snapshots, filepath.Join(dir, stateFile))
 	if err != nil || r == nil {
 		t.Fatalf("state database: %v", err)
 	}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -86,9 +88,114 @@ func (c *conversation) addEvent(r *record) {
 		}
 		c.calls.results[ev.ToolID] = len(c.events)
 	}
-	c.events = append(c.events, ev)
+	c.appendEvents(ev)
 	if ev.Kind == session.EventToolResult {
-		c.events = append(c.events, outputImages(r.item, ev.ToolID, r.time)...)
+		c.appendEvents(outputImages(r.item, ev.ToolID, r.time)...)
+	}
+}
+
+// appendEvents adds evs to the record: kept (Events), or as EachEvent's
+// stream takes them.
+func (c *conversation) appendEvents(evs ...session.Event) {
+	switch es := c.stream; {
+	case es == nil:
+		c.events = append(c.events, evs...)
+	case es.planning:
+		for _, e := range evs {
+			// What the fold itself reads of an event: its place, its
+			// call id, its error flag (which a later record may set).
+			c.events = append(c.events, session.Event{Kind: e.Kind, ToolID: e.ToolID, IsError: e.IsError})
+			es.seqs = append(es.seqs, es.n)
+			es.n++
+		}
+	default:
+		for _, e := range evs {
+			es.event(e)
+		}
+	}
+}
+
+// EachEvent hands Events' events to fn as the rollout is read, and stops
+// at fn's first error, which it returns. The rollout is read twice, the
+// same fold each time: first numbering the events and keeping of each
+// only its call id and error flag, to learn which a rollback drops and
+// which outputs a later record marks failed; then handing over the
+// events the first read kept, as they are read, keeping nothing.
+func (s *Scanner) EachEvent(ctx context.Context, id string, fn func(session.Event) error) error {
+	c, ok := s.find(id)
+	if !ok {
+		if validID(id) && s.bindings(ctx).locked[id] {
+			return nil
+		}
+		return session.ErrNotFound
+	}
+	f, err := os.Open(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return session.ErrNotFound // removed since find
+	}
+	if err != nil {
+		s.problems.Error(c.path, "cannot read Codex rollout", "err", err)
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := st.Size() // both reads read the same bytes
+	plan := &conversation{withEvents: true, stream: &eventStream{planning: true}}
+	if _, err := readRecords(ctx, history.NewLineReader(io.NewSectionReader(f, 0, size), maxLineBytes), true, plan.add); ctx.Err() != nil {
+		return ctx.Err()
+	} else if err != nil {
+		s.problems.Error(c.path, "cannot read Codex rollout", "err", err)
+		return err
+	}
+	es := &eventStream{fn: fn, keep: make([]bool, plan.stream.n), failed: make([]bool, plan.stream.n)}
+	for i, seq := range plan.stream.seqs {
+		es.keep[seq], es.failed[seq] = true, plan.events[i].IsError
+	}
+	plan = nil
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	es.cancel = cancel
+	conv := &conversation{withEvents: true, stream: es}
+	bad, err := readRecords(rctx, history.NewLineReader(io.NewSectionReader(f, 0, size), maxLineBytes), true, conv.add)
+	switch {
+	case es.err != nil:
+		return es.err
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	if err != nil || bad > 0 {
+		s.problems.Error(c.path, "Codex rollout partly unreadable; showing what could be read",
+			"bad_lines", bad, "err", err)
+	}
+	return nil
+}
+
+// eventStream is EachEvent's side of the fold (conversation.stream).
+type eventStream struct {
+	planning bool
+	seqs     []int // planning: the number of each event kept so far
+	n        int   // events numbered
+
+	keep, failed []bool // by number, from the first read
+	fn           func(session.Event) error
+	err          error // fn's, which ends the read
+	cancel       context.CancelFunc
+}
+
+// event hands over the next event of the second read, if the first kept
+// it, with the error flag it ended with.
+func (es *eventStream) event(e session.Event) {
+	i := es.n
+	es.n++
+	if es.err != nil || i >= len(es.keep) || !es.keep[i] {
+		return
+	}
+	e.IsError = es.failed[i]
+	if es.err = es.fn(e); es.err != nil {
+		es.cancel()
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"paddock/internal/history"
+	"paddock/internal/history/historytest"
 	"paddock/internal/session"
 	"paddock/internal/testkit/sharedtest"
 )
@@ -28,6 +29,7 @@ func eventsOf(t *testing.T, s *Scanner, id string) []session.Event {
 	if err != nil {
 		t.Fatalf("Events(%s): %v", id, err)
 	}
+	historytest.CheckStream(t, id, evs, func(fn func(session.Event) error) error { return s.EachEvent(context.Background(), id, fn) })
 	return evs
 }
 

@@ -1,6 +1,9 @@
 package codex
 
-// maxLineBytes bounds one rollout line (jsonl.Reader). A longer line (a
-// giant tool output, a stray binary) is skipped whole and counted as bad
-// instead of being held in memory.
-const maxLineBytes = 16 << 20
+import "paddock/internal/history"
+
+// maxLineBytes bounds one rollout line as it is read: a longer one (a
+// giant tool output, a stray binary) is clipped while it is read
+// (history.LineReader) instead of being held in memory, and its record
+// still shows, marked as clipped.
+const maxLineBytes = history.MaxLine

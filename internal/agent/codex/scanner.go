@@ -5,9 +5,9 @@
 // codex processes for liveness.
 //
 // It is read-only, except for Delete: it never writes, creates, renames,
-// touches or locks anything under the Codex home (SQLite is opened with
-// mode=ro, or read into memory when opening it would create a -wal and
-// -shm), and it never signals Codex. Delete, run only when the user asks,
+// touches or locks anything under the Codex home (SQLite opens a private
+// copy of state_5.sqlite, history.Snapshots, never the file itself), and
+// it never signals Codex. Delete, run only when the user asks,
 // removes one session through `codex delete` or by removing its rollout
 // files (delete.go). Listing is lazy: every
 // rollout is stat'ed, then only the head and tail of the newest are read
@@ -58,8 +58,11 @@ type Options struct {
 	// Bin is the codex command Delete runs (`codex delete`), looked up in
 	// PATH when it has no separator. "" (or a command that is not
 	// installed) makes Delete remove the rollout files itself.
-	Bin    string
-	Logger *slog.Logger // nil: discard
+	Bin string
+	// Snapshots holds the private copies state_5.sqlite is read from; nil:
+	// a copy for each read, removed after it.
+	Snapshots *history.Snapshots
+	Logger    *slog.Logger // nil: discard
 }
 
 // DefaultOptions returns the Codex home and state directory from the
@@ -84,6 +87,7 @@ type Scanner struct {
 	processes      func(ctx context.Context) ([]procscan.AgentProcess, error)
 	openFiles      openFilesFunc
 	cmdline        cmdlineFunc
+	snapshots      *history.Snapshots
 
 	// parsed counts rollout summaries read from disk, cwdChecks working
 	// directories stat'ed by scans (tests).
@@ -132,6 +136,7 @@ func New(opts Options) *Scanner {
 		processes:      opts.Processes,
 		openFiles:      procscan.OpenFiles,
 		cmdline:        procCmdline,
+		snapshots:      cmp.Or(opts.Snapshots, history.NewSnapshots(history.SnapshotOptions{})),
 		problems:       history.NewOnceLog(log.With("runtime", runtimeName)),
 	}
 }
@@ -511,7 +516,7 @@ func (l *stateLookup) thread(id string) (thread, error) {
 
 	if !l.opened {
 		l.opened = true
-		l.r, l.err = openState(l.ctx, l.path)
+		l.r, l.err = openState(l.ctx, s.snapshots, l.path)
 	}
 	var t thread
 	err := l.err

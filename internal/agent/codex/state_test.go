@@ -77,8 +77,8 @@ func cmpOr(a, b string) string {
 }
 
 // While Codex runs, thread names sit in the WAL until a checkpoint. The
-// state database is then opened in place read-only (never immutable=1),
-// so they are seen, and a later rename is seen too.
+// state database is read from a copy of it and its WAL, so they are seen,
+// and a later rename is seen too.
 func TestStateDBLiveWAL(t *testing.T) {
 	h := newHome(t)
 	h.rollout(id(1), time.Time{}, lines(meta(0, id(1), "/p"), turn(1, "first prompt", "a"))...)
@@ -107,36 +107,39 @@ func TestStateDBLiveWAL(t *testing.T) {
 	}
 }
 
-// The in-place open is read-only, also for a path SQLite's URI syntax
-// would otherwise misread.
-func TestStateDBOpenIsReadOnly(t *testing.T) {
+// The state database is read through a private copy, also at a path
+// SQLite's URI syntax would otherwise misread: the copy cannot be written,
+// and Codex's files — the -shm included — are left exactly as they were.
+func TestStateDBReadIsReadOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "odd ?#% dir", stateFile)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	writeStateDB(t, path, []dbRow{{id: id(1), name: "n"}}, nil)
-	// Codex running: its -wal and -shm exist, the only case opened in place.
+	// Codex running: its -wal and -shm exist.
 	w := openWriter(t, path)
 	defer w.Close()
-	var n0 int
-	if err := w.QueryRow("SELECT count(*) FROM threads").Scan(&n0); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", history.SQLiteDSN(path))
+	insertThread(t, w, dbRow{id: id(2), name: "in the WAL"})
+	before := historytest.TreeState(t, filepath.Dir(path))
+	time.Sleep(10 * time.Millisecond) // so that a change shows in the times
+	snaps := history.NewSnapshots(history.SnapshotOptions{Dir: t.TempDir()})
+	r, err := openState(context.Background(), snaps, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRow("SELECT count(*) FROM threads").Scan(&n); err != nil || n != 1 {
-		t.Fatalf("read: %d, %v", n, err)
+	defer r.close()
+	for id, want := range map[string]string{id(1): "n", id(2): "in the WAL"} {
+		if got, err := r.thread(context.Background(), id); err != nil || got.name != want {
+			t.Errorf("thread %s = %+v, %v; want %q", id, got, err, want)
+		}
 	}
-	if _, err := db.Exec("INSERT INTO threads (id) VALUES ('x')"); err == nil || !strings.Contains(err.Error(), "readonly") {
-		t.Fatalf("write through the read-only DSN: %v", err)
+	if _, err := r.db.Exec("INSERT INTO threads (id) VALUES ('x')"); err == nil || !strings.Contains(err.Error(), "readonly") {
+		t.Errorf("write through the state reader: %v", err)
 	}
+	historytest.SameTree(t, before, historytest.TreeState(t, filepath.Dir(path)))
 }
 
-// Without a WAL (Codex not running) the database is read into memory:
+// Without a WAL (Codex not running) the database is read from a copy:
 // opening it in place would create a -wal and a -shm in Codex's directory.
 func TestStateDBSnapshotCreatesNothing(t *testing.T) {
 	h := newHome(t)
@@ -230,7 +233,7 @@ func TestStateDBSchemaDrift(t *testing.T) {
 }
 
 // The real recording's database (Codex 0.169.0's full schema) gives the
-// same threads read in memory and in place.
+// same threads without a WAL and with one (Codex running).
 func TestStateDBRecordings(t *testing.T) {
 	dir := copyTree(t, filepath.Join(repoRecording, "codex"))
 	path := filepath.Join(dir, stateFile)
@@ -239,11 +242,13 @@ func TestStateDBRecordings(t *testing.T) {
 		"01a22933-bf50-7ea3-bf85-2f0c612735bb": {name: "Mock title: please RUN the thing", title: "please RUN the thing", model: "mock-model"},
 		"nonexistent":                          {},
 	}
-	for _, mode := range []string{"in memory", "in place"} {
-		if mode == "in place" {
+	snaps := history.NewSnapshots(history.SnapshotOptions{Dir: t.TempDir()})
+	for _, mode := range []string{"no WAL", "an empty WAL"} {
+		if mode == "an empty WAL" {
 			writeFile(t, path+"-wal", "") // as if Codex were running
 		}
-		r, err := openState(context.Background(), path)
+		before := historytest.TreeState(t, dir)
+		r, err := openState(context.Background(), snaps, path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,8 +258,9 @@ func TestStateDBRecordings(t *testing.T) {
 			}
 		}
 		r.close()
-		if _, err := os.Stat(path + "-wal"); mode == "in memory" && err == nil {
-			t.Fatal("the in-memory read created a WAL")
-		}
+		historytest.SameTree(t, before, historytest.TreeState(t, dir))
+	}
+	if r, err := openState(context.Background(), snaps, filepath.Join(dir, "none.sqlite")); r != nil || err != nil {
+		t.Errorf("a missing state database: %v, %v; want none and no error", r, err)
 	}
 }

@@ -76,14 +76,14 @@ func (b *summaryBuilder) head(r io.Reader) (end int64, more bool) {
 		if n >= headMaxLines || ls.Offset() >= headMaxBytes || n >= headLines && b.s.prompts > 0 {
 			return ls.Offset(), true
 		}
-		line, skipped, err := ls.Next()
+		line, _, err := ls.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.s.readErr = err
 			}
 			return ls.Offset(), false
 		}
-		b.line(line, skipped)
+		b.line(line)
 	}
 }
 
@@ -103,7 +103,7 @@ func (b *summaryBuilder) tail(f io.ReaderAt, headEnd, size int64) {
 	}
 	ls := history.NewLineReader(io.NewSectionReader(f, start, size-start), maxLineBytes)
 	for drop := partial; ; drop = false {
-		line, skipped, err := ls.Next()
+		line, _, err := ls.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.s.readErr = err
@@ -111,18 +111,14 @@ func (b *summaryBuilder) tail(f io.ReaderAt, headEnd, size int64) {
 			return
 		}
 		if !drop {
-			b.line(line, skipped)
+			b.line(line)
 		}
 	}
 }
 
-func (b *summaryBuilder) line(line []byte, skipped bool) {
+func (b *summaryBuilder) line(line []byte) {
 	first := b.first
 	b.first = false
-	if skipped {
-		b.s.badLines++
-		return
-	}
 	if len(line) == 0 {
 		return
 	}

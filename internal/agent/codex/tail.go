@@ -1,10 +1,8 @@
 package codex
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 
 	"paddock/internal/history"
@@ -51,9 +49,9 @@ type tail struct {
 // readTail returns the last n messages of the rollout at path as
 // readConversation would, reading window bytes from its end and twice as
 // many each time that is not enough to be sure. Each byte is read once
-// (but for the bytes of a line too long to read, see readSegment): a grown
-// window reads only the part before the last one and puts its records in
-// front of those already read.
+// (but for a line over maxLineBytes, read again once its start is found,
+// history.Back): a grown window reads only the part before the last one
+// and puts its records in front of those already read.
 //
 // The records of a window are those of the whole file from the window's
 // first whole line on; what a full read would make of them differs only
@@ -65,17 +63,29 @@ func readTail(ctx context.Context, path string, n int, window int64) (tail, erro
 		return tail{}, err
 	}
 	defer f.Close()
-	next := segment{end: f.Size()}
+	back := f.Back()
 	var t tail
-	var recs []record // the conversation records from next.end on, in file order
+	var recs []record // the conversation records from back.Start() on, in file order
 	for {
 		start := max(f.Size()-window, 0)
-		seg, err := readSegment(ctx, f, start, next)
+		part, err := back.Before(start)
 		if err != nil {
 			return tail{}, err
 		}
-		recs = append(seg.recs, recs...)
-		next = seg
+		if part != nil {
+			var seg []record
+			_, err := readRecords(ctx, history.NewLineReader(part, maxLineBytes), back.Start() == 0, func(r *record) {
+				if r.msg != nil || r.rollback > 0 {
+					// Only what conversation.add reads without events: the
+					// rest of a record points into the reader's buffer.
+					seg = append(seg, record{time: r.time, msg: r.msg, rollback: r.rollback})
+				}
+			})
+			if err != nil {
+				return tail{}, err
+			}
+			recs = append(seg, recs...)
+		}
 		t.read = f.Read()
 		if start == 0 {
 			c := &conversation{}
@@ -92,95 +102,6 @@ func readTail(ctx context.Context, path string, n int, window int64) (tail, erro
 		}
 		window *= 2
 	}
-}
-
-// segment is a part of the file read backwards from its end, and where
-// the part before it must end.
-type segment struct {
-	recs []record // the conversation records of its whole lines, in order
-	// end is where the part before it ends: its first whole line's start,
-	// whose partial line before it was dropped (and kept in carry). When
-	// that line is over maxLineBytes, which history.Reader does not keep,
-	// cut is set and end is where this part began: the part before ends
-	// inside that line, and its unfinished last line is skipped, as the
-	// whole line is in a full read.
-	end   int64
-	carry []byte
-	cut   bool
-}
-
-// readSegment reads the records of the lines in [start, after.end) of f,
-// after being the segment read before (the one after this in the file).
-// Unless start is 0 it begins mid-line: the partial first line is
-// dropped; the segment before this one reads it.
-func readSegment(ctx context.Context, f *history.TailFile, start int64, after segment) (segment, error) {
-	end, carry := after.end, after.carry
-	if start >= end {
-		return segment{end: end, carry: carry, cut: after.cut}, nil
-	}
-	partial := start > 0
-	if partial {
-		// One byte early: when start is a line's start, the dropped
-		// "partial line" is only the newline before it.
-		start--
-	}
-	if int64(len(carry)) > end-start {
-		carry = nil // cannot happen: carry is one line and start is before it
-	}
-	disk := end - int64(len(carry))
-	cr := &lastByteReader{r: io.NewSectionReader(f, start, disk-start)}
-	size := end - start
-	ls := history.NewLineReader(io.MultiReader(cr, bytes.NewReader(carry)), maxLineBytes)
-	// unfinished: the last line read has no newline at the end of the
-	// part. Read only once the part has been read to its end.
-	unfinished := func() bool {
-		last := cr.last
-		if len(carry) > 0 {
-			last = carry[len(carry)-1]
-		}
-		return ls.Offset() == size && last != '\n'
-	}
-	seg := segment{end: start}
-	if partial {
-		line, tooLong, err := ls.Next()
-		if err != nil && !errors.Is(err, io.EOF) {
-			return segment{}, err
-		}
-		if tooLong {
-			seg.cut = true
-		} else {
-			// Keep the line as it was: history.Reader took off "\n" or
-			// "\r\n", or a "\r" that ends the part.
-			open := unfinished() // it runs to the end of the part
-			eol := ls.Offset() - int64(len(line))
-			ending := "\r\n"[2-eol:]
-			if open {
-				ending = "\r"[:eol]
-			}
-			seg.carry = append(append([]byte(nil), line...), ending...)
-			seg.end = start + ls.Offset()
-			// When the part after this one ended inside a too-long line
-			// and this part is all inside it, so does the part before.
-			seg.cut = open && after.cut
-		}
-	}
-	var held *record // the last record, until it is known not to be cut off
-	var heldEnd int64
-	_, err := readRecords(ctx, ls, start == 0, func(r *record) {
-		if held != nil {
-			seg.recs = append(seg.recs, *held)
-			held = nil
-		}
-		if r.msg != nil || r.rollback > 0 {
-			// Only what conversation.add reads without events: the rest
-			// of a record points into the reader's buffer.
-			held, heldEnd = &record{time: r.time, msg: r.msg, rollback: r.rollback}, ls.Offset()
-		}
-	})
-	if held != nil && !(after.cut && heldEnd == size && unfinished()) {
-		seg.recs = append(seg.recs, *held)
-	}
-	return seg, err
 }
 
 // windowMessages folds the records of a window, whose earlier lines are
@@ -231,19 +152,4 @@ func windowMessages(recs []record, n int) ([]session.Message, bool) {
 // lastN returns a copy of the last n of msgs (all when there are fewer).
 func lastN(msgs []session.Message, n int) []session.Message {
 	return append([]session.Message(nil), msgs[max(len(msgs)-n, 0):]...)
-}
-
-// lastByteReader keeps the last byte read through it, which tells
-// whether the part read ended with a newline.
-type lastByteReader struct {
-	r    io.Reader
-	last byte
-}
-
-func (c *lastByteReader) Read(p []byte) (int, error) {
-	k, err := c.r.Read(p)
-	if k > 0 {
-		c.last = p[k-1]
-	}
-	return k, err
 }

@@ -139,72 +139,49 @@ func TestTailWindowEdges(t *testing.T) {
 	}
 }
 
-// A line over maxLineBytes is skipped whole by a full read, however it
-// starts. A window that starts inside it must not read what it has of it
-// as a line: here its first part is a valid record on its own (trailing
-// spaces), which would show an extra message. At 2.5 times the limit,
-// windows doubling from 64 bytes find it too long with less than the
-// limit of it left before them.
+// A line over maxLineBytes is read clipped by a full read, however it
+// starts, and a tail read agrees, whether its windows start inside the
+// line or not. At 2.5 times the limit, windows doubling from 64 bytes
+// pass over more than the limit of it before they find its start: what
+// they scanned of it is not kept, and the line is read again (so a read
+// may read up to twice the file). One line is a long message, the other a
+// short record padded with spaces past the limit.
 func TestTailLongLine(t *testing.T) {
-	long := `{"timestamp":"2026-01-02T10:00:05Z","type":"event_msg","payload":{"type":"agent_message","message":"NOT SHOWN"}}` +
+	text := historytest.LongText(5 * maxLineBytes / 2)
+	message := `{"timestamp":"2026-01-02T10:00:05Z","type":"event_msg","payload":{"type":"agent_message","message":"` + text + `"}}`
+	padded := `{"timestamp":"2026-01-02T10:00:05Z","type":"event_msg","payload":{"type":"agent_message","message":"padded"}}` +
 		strings.Repeat(" ", 5*maxLineBytes/2)
 	cases := []struct {
 		name  string
 		lines []any
+		want  string // the long line's message
 	}{
-		{"between messages", lines(meta(0, id(1), "/p"), turn(1, "one", "1"), long, turn(6, "two", "2"))},
-		{"first", lines(long, turn(6, "two", "2"))},
+		{"between messages", lines(meta(0, id(1), "/p"), turn(1, "one", "1"), message, turn(6, "two", "2")), "clipped"},
+		{"first", lines(message, turn(6, "two", "2")), "clipped"},
+		{"last", lines(meta(0, id(1), "/p"), turn(1, "one", "1"), message), "clipped"},
+		{"padded", lines(meta(0, id(1), "/p"), turn(1, "one", "1"), padded, turn(6, "two", "2")), "padded"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHome(t)
 			path := h.rollout(id(1), time.Time{}, c.lines...)
 			check := tailer(t).Check(t, path)
+			shown := 0
 			for _, m := range check.Full {
-				if m.Text == "NOT SHOWN" {
-					t.Fatal("the full read shows the long line")
+				switch {
+				case c.want == "padded" && m.Text == "padded":
+					shown++
+				case c.want == "clipped" && strings.HasPrefix(m.Text, text[:100]):
+					historytest.Clipped(t, m.Text, text[:100], "10.0 MB")
+					shown++
 				}
 			}
-			// Two messages come after the line and one or two before it:
-			// a page of two must read past it, and so must the whole.
-			check.Ns, check.Windows = []int{2, 1000}, []int64{64, 1000}
+			if shown != 1 {
+				t.Fatalf("the full read shows the long line %d times", shown)
+			}
+			check.Ns, check.Windows, check.MaxRead = []int{1, 2, 1000}, []int64{64, 1000}, 2*check.Size
 			check.Run(t)
 		})
-	}
-}
-
-// After a segment that found a too-long line, one that lies all inside
-// that line passes the cut on, and the one before that leaves out the
-// line's first part, however valid it looks. (Doubling windows never
-// leave a part of such a line short enough to be read as a line behind
-// a whole segment inside it; this reads the segments directly.)
-func TestTailSegmentInsideLongLine(t *testing.T) {
-	first := `{"timestamp":"2026-01-02T10:00:01Z","type":"event_msg","payload":{"type":"agent_message","message":"kept"}}` + "\n"
-	long := `{"timestamp":"2026-01-02T10:00:05Z","type":"event_msg","payload":{"type":"agent_message","message":"NOT SHOWN"}}` +
-		strings.Repeat(" ", 3000) + "\n"
-	path := filepath.Join(t.TempDir(), "r.jsonl")
-	if err := os.WriteFile(path, []byte(first+long), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := history.OpenTail(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ctx := context.Background()
-	// As if a later segment had found the long line too long at 2000
-	// bytes into it.
-	cutAt := int64(len(first) + 2000)
-	seg, err := readSegment(ctx, f, int64(len(first)+1000), segment{end: cutAt, cut: true})
-	if err != nil || !seg.cut || seg.end != cutAt || len(seg.recs) != 0 {
-		t.Fatalf("inside the line: %+v, %v", seg, err)
-	}
-	seg, err = readSegment(ctx, f, 0, seg)
-	if err != nil || len(seg.recs) != 1 || seg.recs[0].msg.text != "kept" {
-		t.Fatalf("before it: %+v, %v", seg.recs, err)
-	}
-	if f.Read() != cutAt {
-		t.Errorf("read %d bytes, want %d", f.Read(), cutAt)
 	}
 }
 

@@ -22,26 +22,72 @@ import (
 // images, files and redacted reasoning are not part of the record.
 // session.ErrNotFound when there is no such chat.
 func (s *Scanner) Events(ctx context.Context, id string) ([]session.Event, error) {
-	return load(ctx, s, id, storeEvents, transcriptEvents)
+	var out []session.Event
+	if err := s.EachEvent(ctx, id, func(e session.Event) error { out = append(out, e); return nil }); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// storeEvents reads a chat's record from its store.db: the message blobs
-// storeConversation reads.
-func storeEvents(ctx context.Context, path string) ([]session.Event, error) {
-	st, err := openStore(ctx, path)
+// EachEvent hands Events' events to fn as each message is read, and
+// stops at fn's first error, which it returns. (store.db's message blobs
+// are read together, as Conversation reads them; their events are not.)
+func (s *Scanner) EachEvent(ctx context.Context, id string, fn func(session.Event) error) error {
+	var fnErr error
+	emit := func(e session.Event) error {
+		fnErr = fn(e)
+		return fnErr
+	}
+	// load tells a source read from one that could not be: its answer
+	// is a count of events, as zero-size elements. fn's own error is no
+	// fault of the source's.
+	_, err := load(ctx, s, id,
+		func(ctx context.Context, path string) ([]struct{}, error) {
+			n, err := s.storeEvents(ctx, path, emit)
+			if fnErr != nil {
+				err = nil
+			}
+			return make([]struct{}, n), err
+		},
+		func(ctx context.Context, path string) ([]struct{}, int, error) {
+			n, bad, err := transcriptEvents(ctx, path, emit)
+			if fnErr != nil {
+				err = nil
+			}
+			if n == 0 {
+				return nil, bad, err
+			}
+			return make([]struct{}, n), bad, err
+		})
+	if fnErr != nil {
+		return fnErr
+	}
+	return err
+}
+
+// storeEvents hands emit a chat's record from its store.db, the message
+// blobs storeConversation reads, and returns how many events it handed.
+func (s *Scanner) storeEvents(ctx context.Context, path string, emit func(session.Event) error) (int, error) {
+	st, err := s.openStore(ctx, path)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer st.Close()
 	blobs, err := st.messageBlobs(ctx, st.meta(ctx))
 	if err != nil {
-		return nil, fmt.Errorf("cursor store %s: %w", path, err)
+		return 0, fmt.Errorf("cursor store %s: %w", path, err)
 	}
-	var out []session.Event
-	for _, b := range blobs {
-		out = append(out, blobEvents(b)...)
+	n := 0
+	for i, b := range blobs {
+		blobs[i] = nil // handed over: not kept to the end
+		for _, e := range blobEvents(b) {
+			if err := emit(e); err != nil {
+				return n, err
+			}
+			n++
+		}
 	}
-	return out, nil
+	return n, nil
 }
 
 // blobEvents is one message blob's events (AI SDK shape, see store.go).
@@ -57,15 +103,19 @@ func blobEvents(data []byte) []session.Event {
 	return contentEvents(m.Role, m.Content, msg, ok)
 }
 
-// transcriptEvents reads a whole transcript's record.
-func transcriptEvents(ctx context.Context, path string) ([]session.Event, int, error) {
+// transcriptEvents hands emit a transcript's record, line by line, and
+// returns how many events it handed and how many lines were broken.
+func transcriptEvents(ctx context.Context, path string, emit func(session.Event) error) (n, bad int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, err
+		return 0, 0, err
 	}
 	defer f.Close()
-	var out []session.Event
-	bad, err := readLines(ctx, f, func(line []byte) error {
+	var emitErr error
+	bad, err = readLines(ctx, f, func(line []byte) error {
+		if emitErr != nil {
+			return nil
+		}
 		msg, ok, err := lineMessage(line)
 		if err != nil {
 			return err
@@ -78,10 +128,18 @@ func transcriptEvents(ctx context.Context, path string) ([]session.Event, int, e
 		if l.Message != nil && len(l.Message.Content) > 0 {
 			content = l.Message.Content
 		}
-		out = append(out, contentEvents(l.Role, content, msg, ok)...)
+		for _, e := range contentEvents(l.Role, content, msg, ok) {
+			if emitErr = emit(e); emitErr != nil {
+				return nil
+			}
+			n++
+		}
 		return nil
 	})
-	return out, bad, err
+	if emitErr != nil {
+		return n, bad, emitErr
+	}
+	return n, bad, err
 }
 
 // contentPart is one part of a message's content, in either shape Cursor

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"paddock/internal/history"
+	"paddock/internal/history/historytest"
 	"paddock/internal/session"
 )
 
@@ -39,6 +40,7 @@ func checkEvents(t *testing.T, s *Scanner, id string, want []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	historytest.CheckStream(t, id, evs, func(fn func(session.Event) error) error { return s.EachEvent(ctx, id, fn) })
 	conv, err := s.Conversation(ctx, id)
 	if err != nil {
 		t.Fatal(err)

@@ -253,7 +253,7 @@ func (s *Scanner) parentOf(ctx context.Context, c *chat) string {
 		return e.parent
 	}
 	s.storeReads.Add(1)
-	parent, err := storeParent(ctx, path)
+	parent, err := s.storeParent(ctx, path)
 	if err != nil {
 		s.problems.Error(path, "cannot read Cursor store.db for a subagent's parent", "err", err)
 		return ""

@@ -9,9 +9,9 @@
 // Cursor. Delete, when the user asks, removes one chat's own files
 // (delete.go) and nothing else.
 // Listing reads only meta.json and prompt_history.json;
-// store.db is opened read-only (mode=ro, never immutable=1, so the WAL is
-// seen) for a conversation preview, and for the parent of a subagent's chat
-// when a live process names one. Summaries are cached by the stat of the
+// store.db is read, from a private copy of it and its -wal (so the WAL is
+// seen), for a conversation preview, and for the parent of a subagent's
+// chat when a live process names one. Summaries are cached by the stat of the
 // files they were read from, so an unchanged chat is not read again.
 //
 // Everything about Cursor's files comes from third-party reverse
@@ -53,7 +53,10 @@ type Options struct {
 	// TitleMarker, when set, marks paddock's own title-generation runs: a
 	// chat whose title or prompts contain it is not listed.
 	TitleMarker string
-	Logger      *slog.Logger // nil => discard
+	// Snapshots holds the private copies store.db files are read from;
+	// nil: a copy for each read, removed after it.
+	Snapshots *history.Snapshots
+	Logger    *slog.Logger // nil => discard
 }
 
 // DefaultDir returns Cursor's config directory the way the CLI resolves it:
@@ -83,6 +86,7 @@ type Scanner struct {
 	processes   func(ctx context.Context) ([]procscan.AgentProcess, error)
 	openFiles   func(pid int) ([]string, error)
 	titleMarker string
+	snapshots   *history.Snapshots
 
 	mu       sync.Mutex
 	parents  map[string]parentEntry // by store.db path
@@ -120,6 +124,7 @@ func New(opts Options) *Scanner {
 		processes:   opts.Processes,
 		openFiles:   procscan.OpenFiles,
 		titleMarker: opts.TitleMarker,
+		snapshots:   cmp.Or(opts.Snapshots, history.NewSnapshots(history.SnapshotOptions{})),
 		parents:     make(map[string]parentEntry),
 		wsCwd:       make(map[string]string),
 		problems:    history.NewOnceLog(log.With("runtime", runtimeName)),
@@ -492,7 +497,7 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 // its store.db, else from its transcript. A store.db that exists but cannot
 // be read is an error; session.ErrNotFound when the chat has neither.
 func (s *Scanner) Conversation(ctx context.Context, id string) ([]session.Message, error) {
-	return load(ctx, s, id, storeConversation, transcriptConversation)
+	return load(ctx, s, id, s.storeConversation, transcriptConversation)
 }
 
 // load reads a chat's record (its conversation, or its events) the way

@@ -9,11 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"paddock/internal/history"
 	"paddock/internal/session"
@@ -71,8 +67,7 @@ func (m *storeMeta) parent() string {
 
 // store is an open, read-only view of one chat's store.db.
 type store struct {
-	db      *sql.DB
-	cleanup func()
+	db      *history.SnapshotDB
 	hasMeta bool
 	getBlob *sql.Stmt // prepared on first use
 }
@@ -82,100 +77,21 @@ func (st *store) Close() {
 		st.getBlob.Close()
 	}
 	st.db.Close()
-	st.cleanup()
 }
 
-// openStore opens path read-only (mode=ro, never immutable=1: Cursor keeps
-// store.db in WAL mode for as long as a chat is open, and its newest
-// messages are in store.db-wal until a checkpoint).
-//
-// SQLite reads a WAL database through its -wal and -shm files and creates
-// them when they are missing, even on a read-only connection. While Cursor
-// has the chat open both exist and the database is read in place. When
-// they are missing (Cursor closed the chat and checkpointed), opening in
-// place would leave two new files in Cursor's folder, so the database is
-// copied into a private temporary folder and the copy is opened instead.
-// That file alone holds the whole chat; if a -wal appears while copying,
-// the copy is thrown away and the read retried.
-func openStore(ctx context.Context, path string) (*store, error) {
-	for attempt := 0; attempt < 3; attempt++ {
-		st, err := os.Stat(path)
-		if err != nil {
-			return nil, err
-		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("cursor store %s: not a regular file", path)
-		}
-		if exists(path+"-wal") && exists(path+"-shm") {
-			return openDB(ctx, history.SQLiteDSN, path, func() {})
-		}
-		before := sideState(path)
-		tmp, err := os.MkdirTemp("", "paddock-cursor-")
-		if err != nil {
-			return nil, err
-		}
-		cleanup := func() { os.RemoveAll(tmp) }
-		copied := filepath.Join(tmp, "store.db")
-		err = copyFiles(path, copied)
-		if err == nil && sideState(path) == before {
-			return openDB(ctx, history.SQLiteCopyDSN, copied, cleanup)
-		}
-		cleanup()
-		if err != nil && !errors.Is(err, errChanged) && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return nil, fmt.Errorf("cursor store %s: kept changing while being read", path)
-}
-
-// sideState is the stat of a store's three files: a copy is good only if
-// none of them changed (or appeared) while it was taken.
-func sideState(path string) [3]fileStat {
-	return [3]fileStat{statFile(path), statFile(path + "-wal"), statFile(path + "-shm")}
-}
-
-var errChanged = errors.New("changed while copying")
-
-// copyFiles copies store.db, and its -wal when one is left without a -shm
-// (a crashed writer), into dst.
-func copyFiles(src, dst string) error {
-	if err := history.CopyFile(src, dst); err != nil {
-		return err
-	}
-	if exists(src + "-wal") {
-		if err := history.CopyFile(src+"-wal", dst+"-wal"); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return errChanged
-			}
-			return err
-		}
-	}
-	return nil
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// openDB opens a database file read-only through dsn (in place, or
-// paddock's private copy) and checks the tables it needs.
-func openDB(ctx context.Context, dsn func(path string, pragmas ...string) string, path string, cleanup func()) (*store, error) {
-	abs, err := filepath.Abs(path)
+// openStore opens a private copy of the chat's store.db and its -wal
+// (history.Snapshots), never the file itself: Cursor keeps store.db in
+// WAL mode for as long as a chat is open and its newest messages are in
+// store.db-wal until a checkpoint, and a read-only open in place would
+// still open, lock, create or (as root) chown the -wal and -shm in
+// Cursor's folder. The tables it needs are checked first.
+func (s *Scanner) openStore(ctx context.Context, path string) (*store, error) {
+	db, err := s.snapshots.OpenDB(ctx, path, "query_only(1)")
 	if err != nil {
-		cleanup()
-		return nil, err
-	}
-	db, err := sql.Open("sqlite", dsn(filepath.ToSlash(abs), "busy_timeout(2000)"))
-	if err != nil {
-		cleanup()
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	st := &store{db: db, cleanup: cleanup}
+	st := &store{db: db}
 	// Cursor's schema is not documented and changes between versions: ask
 	// PRAGMA table_info before relying on a column.
 	blobCols, err := history.Columns(ctx, st.db, "blobs")
@@ -405,8 +321,8 @@ func blobMessage(data []byte) (session.Message, bool) {
 }
 
 // storeConversation reads a chat's conversation from its store.db.
-func storeConversation(ctx context.Context, path string) ([]session.Message, error) {
-	st, err := openStore(ctx, path)
+func (s *Scanner) storeConversation(ctx context.Context, path string) ([]session.Message, error) {
+	st, err := s.openStore(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -426,8 +342,8 @@ func storeConversation(ctx context.Context, path string) ([]session.Message, err
 
 // storeParent reads, from a chat's store.db, the chat it is a subagent of
 // ("" when it is none, or the store cannot say).
-func storeParent(ctx context.Context, path string) (string, error) {
-	st, err := openStore(ctx, path)
+func (s *Scanner) storeParent(ctx context.Context, path string) (string, error) {
+	st, err := s.openStore(ctx, path)
 	if err != nil {
 		return "", err
 	}

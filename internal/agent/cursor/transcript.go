@@ -1,7 +1,6 @@
 package cursor
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -24,8 +23,9 @@ import (
 // reads them only where chats/ has nothing: see Scanner.Scan.
 
 const (
-	// maxLineBytes caps one transcript line; a longer one is skipped.
-	maxLineBytes = 8 << 20
+	// maxLineBytes caps one transcript line as it is read; a longer one
+	// is clipped while it is read, and still shows, marked as clipped.
+	maxLineBytes = history.MaxLine
 	// A transcript up to wholeReadBytes is read whole for listing; a larger
 	// one only its first headBytes and last tailBytes.
 	wholeReadBytes = 2 << 20
@@ -128,40 +128,24 @@ func transcriptText(raw json.RawMessage) []string {
 	return out
 }
 
-// readLines calls fn for every line of r, skipping lines over
-// maxLineBytes. It returns the number of skipped or unparsable lines.
+// readLines calls fn for every line of r that is not blank, a line over
+// maxLineBytes clipped (history.LineReader). It returns the number of
+// lines fn could not parse.
 func readLines(ctx context.Context, r io.Reader, fn func([]byte) error) (bad int, err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
-	tooLong := false
+	ls := history.NewLineReader(r, maxLineBytes)
 	for n := 0; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return bad, ctx.Err()
 		}
-		chunk, rerr := br.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > maxLineBytes {
-				tooLong, buf = true, buf[:0]
-			} else {
-				buf = append(buf, chunk...)
-			}
+		line, _, err := ls.Next()
+		if errors.Is(err, io.EOF) {
+			return bad, nil
 		}
-		if errors.Is(rerr, bufio.ErrBufferFull) {
-			continue
+		if err != nil {
+			return bad, err
 		}
-		if tooLong {
+		if line = bytes.TrimSpace(line); len(line) > 0 && fn(line) != nil {
 			bad++
-		} else if line := bytes.TrimSpace(buf); len(line) > 0 {
-			if fn(line) != nil {
-				bad++
-			}
-		}
-		buf, tooLong = buf[:0], false
-		if rerr != nil {
-			if errors.Is(rerr, io.EOF) {
-				return bad, nil
-			}
-			return bad, rerr
 		}
 	}
 }

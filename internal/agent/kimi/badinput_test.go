@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"paddock/internal/history/historytest"
+	"paddock/internal/session"
 )
 
 // countingHandler counts log records (what was logged, not how).
@@ -89,11 +92,15 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// A line longer than the cap is skipped whole and the rest still read.
+// A line longer than the cap (generated here, 12 MB) is read clipped
+// wherever the wire is read — the list, the whole conversation, its
+// newest page from the end and the full record — and the rest still
+// read: the person sees the message's start and a note with its size.
 func TestOversizeLine(t *testing.T) {
 	home := t.TempDir()
+	long := historytest.LongText(12 << 20)
 	huge := `{"type":"context.append_message","message":{"role":"user","content":[{"type":"text","text":"` +
-		strings.Repeat("x", maxLineBytes+10) + `"}],"origin":{"kind":"user"}},"time":1}`
+		long + `"}],"origin":{"kind":"user"}},"time":1}`
 	wire := slices.Concat([]string{recMeta(t0)}, turn("a", "before", "A", t0+1), []string{huge}, turn("b", "after", "B", t0+10))
 	fake{bucket: bucket, id: "session_huge", state: stateJSON("session_huge", "/p", "", t0), wire: wire}.write(t, home)
 	s := newTest(home)
@@ -101,8 +108,28 @@ func TestOversizeLine(t *testing.T) {
 	if len(infos) != 1 || infos[0].FirstPrompt != "before" || infos[0].LastPrompt != "after" {
 		t.Fatalf("infos %+v", infos)
 	}
-	if got := texts(conversation(t, s, "session_huge")); !slices.Equal(got, []string{"user: before", "assistant: A", "user: after", "assistant: B"}) {
-		t.Errorf("conversation %q", got)
+	msgs := conversation(t, s, "session_huge")
+	got := texts(msgs)
+	if len(got) == 5 {
+		historytest.Clipped(t, msgs[2].Text, long[:100], "12.0 MB")
+		got[2] = "user: clipped"
+	}
+	if !slices.Equal(got, []string{"user: before", "assistant: A", "user: clipped", "user: after", "assistant: B"}) {
+		t.Errorf("conversation %.80q", got)
+	}
+	historytest.CheckTailConversation(t, s.TailConversation, "session_huge", msgs, []int{1, 2, 3, 4, 10})
+	evs, err := s.Events(context.Background(), "session_huge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []session.Message
+	for _, e := range evs {
+		if e.Kind == session.EventMessage {
+			shown = append(shown, session.Message{Role: e.Role, Text: e.Text, Time: e.Time})
+		}
+	}
+	if !slices.Equal(shown, msgs) {
+		t.Errorf("events: %.80q, want the conversation's", texts(shown))
 	}
 }
 
@@ -143,7 +170,7 @@ func TestHeadTail(t *testing.T) {
 		}
 		seen := map[string]int{}
 		var order []int
-		err := headTail(path, int64(buf.Len()), nil, func(line []byte, _ bool) {
+		err := headTail(path, int64(buf.Len()), nil, func(line []byte) {
 			seen[string(line)]++
 			_, num, _ := strings.Cut(string(line), "|")
 			var v int64

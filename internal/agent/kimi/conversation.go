@@ -35,6 +35,9 @@ type entry struct {
 	// ev, with fold.withEvents, makes this a thinking (its text in text),
 	// tool call or tool result entry: never a message, never an anchor.
 	ev *session.Event
+	// seq numbers the entries as the fold places them, when EachEvent
+	// reads (fold.stream).
+	seq int
 }
 
 // fold is the state of one pass over a wire file.
@@ -56,18 +59,39 @@ type fold struct {
 	// difference.
 	edge *windowEdge
 
+	// stream, with withEvents, is EachEvent's (events.go).
+	stream *foldStream
+
 	badLines int
 }
 
 func newFold() *fold { return &fold{pending: make(map[string]bool)} }
 
-func (f *fold) push(e *entry) { f.entries = append(f.entries, e) }
+func (f *fold) push(e *entry) {
+	f.place(e)
+	f.entries = append(f.entries, e)
+}
 
-func (f *fold) line(line []byte, oversize bool) {
-	if oversize {
-		f.badLines++
-		return
+// place numbers an entry the fold places, for EachEvent; its first read
+// keeps no text.
+func (f *fold) place(e *entry) {
+	if es := f.stream; es != nil {
+		e.seq = es.n
+		es.n++
+		if es.planning {
+			e.text.Reset()
+			if e.ev != nil {
+				e.ev = &session.Event{Kind: e.ev.Kind}
+			}
+		}
 	}
+}
+
+// keepsText says whether the fold keeps the text of its entries: not in
+// EachEvent's first read.
+func (f *fold) keepsText() bool { return f.stream == nil || !f.stream.planning }
+
+func (f *fold) line(line []byte) {
 	if len(line) == 0 {
 		return
 	}
@@ -137,6 +161,7 @@ func (f *fold) add(e *entry) {
 		f.edge.add()
 	}
 	if len(f.pending) > 0 {
+		f.place(e)
 		f.deferred = append(f.deferred, e)
 		return
 	}
@@ -186,7 +211,9 @@ func (f *fold) loopEvent(e loopEvent, raw json.RawMessage, t time.Time) {
 		f.settle()
 	case "content.part":
 		if f.accepts(e) {
-			f.open.text.WriteString(partText(e.Part))
+			if f.keepsText() {
+				f.open.text.WriteString(partText(e.Part))
+			}
 			if f.withEvents {
 				f.thinking(thinkText(e.Part), t)
 			}
@@ -252,8 +279,14 @@ func (f *fold) reset() {
 }
 
 // undo drops the last n user turns and everything after them, as /undo
-// does; it never crosses a compaction or a /clear.
+// does; it never crosses a compaction or a /clear. (EachEvent's second
+// read knows from its first which entries an /undo drops: it only
+// resets.)
 func (f *fold) undo(n int) {
+	if f.stream != nil && !f.stream.planning {
+		f.reset()
+		return
+	}
 	removed := 0
 	for i := len(f.entries) - 1; i >= f.clearFloor; i-- {
 		e := f.entries[i]
@@ -332,8 +365,8 @@ func (f *fold) read(ctx context.Context, path string) error {
 	}
 	defer file.Close()
 	ls := history.NewLineReader(file, maxLineBytes).KeepLong(keepTypes(convTypes))
-	return eachLine(ctx, ls, func(line []byte, oversize bool) bool {
-		f.line(line, oversize)
+	return eachLine(ctx, ls, func(line []byte) bool {
+		f.line(line)
 		return true
 	})
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -61,6 +63,150 @@ func (s *Scanner) Events(ctx context.Context, id string) ([]session.Event, error
 	return evs, nil
 }
 
+// EachEvent hands Events' events to fn as the session is read, and stops
+// at fn's first error, which it returns. A kimi-cli context.jsonl is
+// read once, each line's events handed over at once. A kimi-code wire is
+// folded twice, the same fold each time: first numbering the entries it
+// places and keeping no text, to learn which an /undo drops; then
+// handing over the entries the first fold kept, each as soon as nothing
+// can change it any more (the open step's message and thinking grow
+// until the step ends).
+func (s *Scanner) EachEvent(ctx context.Context, id string, fn func(session.Event) error) error {
+	c, ok := s.find(id)
+	if !ok {
+		return session.ErrNotFound
+	}
+	file, err := os.Open(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return session.ErrNotFound // removed since find
+	}
+	if err != nil {
+		s.problems.Error(c.path, "cannot read Kimi session", "err", err)
+		return err
+	}
+	defer file.Close()
+	st, err := file.Stat()
+	if err != nil {
+		return err
+	}
+	size := st.Size() // both reads of a wire read the same bytes
+	lines := func(keep func([]byte) bool) *history.LineReader {
+		return history.NewLineReader(io.NewSectionReader(file, 0, size), maxLineBytes).KeepLong(keep)
+	}
+	var fnErr error
+	emit := func(e session.Event) {
+		if fnErr == nil {
+			fnErr = fn(e)
+		}
+	}
+	var bad int
+	if c.layout == current {
+		plan := newFold()
+		plan.withEvents, plan.stream = true, &foldStream{planning: true}
+		if err := eachLine(ctx, lines(keepTypes(convTypes)), func(line []byte) bool { plan.line(line); return true }); err != nil {
+			if ctx.Err() == nil {
+				s.problems.Error(c.path, "cannot read Kimi session", "err", err)
+			}
+			return err
+		}
+		es := &foldStream{keep: make([]bool, plan.stream.n), emit: emit}
+		for _, e := range slices.Concat(plan.entries, plan.deferred) {
+			es.keep[e.seq] = true
+		}
+		f := newFold()
+		f.withEvents, f.stream = true, es
+		err = eachLine(ctx, lines(keepTypes(convTypes)), func(line []byte) bool {
+			f.line(line)
+			es.ready(f)
+			return fnErr == nil
+		})
+		es.end(f)
+		bad = f.badLines
+	} else {
+		l := &legacyFold{withEvents: true, emit: emit}
+		err = eachLine(ctx, lines(keepLegacyEvents), func(line []byte) bool {
+			l.line(line)
+			return fnErr == nil
+		})
+		bad = l.bad
+	}
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil || bad > 0:
+		s.problems.Error(c.path, "Kimi session partly unreadable; showing what could be read", "bad_lines", bad, "err", err)
+	}
+	return nil
+}
+
+// foldStream is EachEvent's side of a wire's fold (fold.stream).
+type foldStream struct {
+	planning bool
+	n        int // entries placed
+
+	keep []bool // by entry: the first fold kept it
+	last time.Time
+	emit func(session.Event)
+}
+
+// ready hands over the entries at the start of the fold that nothing can
+// change any more — all before the open step's thinking or message —
+// and lets them go.
+func (es *foldStream) ready(f *fold) {
+	n := len(f.entries)
+	for i := n - 1; i >= 0 && (f.open != nil || f.think != nil); i-- {
+		if e := f.entries[i]; e == f.open || e == f.think {
+			n = i
+		}
+	}
+	for _, e := range f.entries[:n] {
+		es.entry(e)
+	}
+	k := copy(f.entries, f.entries[n:])
+	clear(f.entries[k:])
+	f.entries = f.entries[:k]
+}
+
+// end hands over the rest, as walk orders it.
+func (es *foldStream) end(f *fold) {
+	for _, e := range slices.Concat(f.entries, f.deferred) {
+		es.entry(e)
+	}
+}
+
+// entry hands over one entry as events() does, if the first fold kept it.
+func (es *foldStream) entry(e *entry) {
+	if e.seq >= len(es.keep) || !es.keep[e.seq] {
+		return
+	}
+	text := e.text.String()
+	if e.ev != nil {
+		ev := *e.ev
+		if ev.Kind == session.EventThinking {
+			if strings.TrimSpace(text) == "" {
+				return
+			}
+			ev.Text = text
+		}
+		ev.Time = e.time
+		es.emit(ev)
+		return
+	}
+	if e.role == "" || strings.TrimSpace(text) == "" {
+		return
+	}
+	at := e.time
+	if !at.IsZero() {
+		if at.Before(es.last) {
+			at = es.last
+		}
+		es.last = at
+	}
+	es.emit(session.Event{Kind: session.EventMessage, Role: e.role, Text: text, Time: at})
+}
+
 // events is messages with the event entries between them: the same walk,
 // so its EventMessage entries are exactly messages().
 func (f *fold) events() []session.Event {
@@ -98,10 +244,13 @@ func (f *fold) thinking(text string, t time.Time) {
 		if i < 0 {
 			f.push(f.think)
 		} else {
+			f.place(f.think)
 			f.entries = slices.Insert(f.entries, i, f.think)
 		}
 	}
-	f.think.text.WriteString(text)
+	if f.keepsText() {
+		f.think.text.WriteString(text)
+	}
 }
 
 // loopDetail is what a tool.call or tool.result loop event says beyond
@@ -321,12 +470,12 @@ func keepLegacyEvents(prefix []byte) bool {
 
 func (l *legacyFold) thinking(content json.RawMessage) {
 	if text := thinkParts(content); strings.TrimSpace(text) != "" {
-		l.events = append(l.events, session.Event{Kind: session.EventThinking, Text: text})
+		l.event(session.Event{Kind: session.EventThinking, Text: text})
 	}
 }
 
 func (l *legacyFold) toolCalls(raw json.RawMessage) {
-	l.events = append(l.events, toolCalls(raw)...)
+	l.event(toolCalls(raw)...)
 }
 
 // toolLine reads a "tool" message: {"role":"tool","content",
@@ -340,5 +489,5 @@ func (l *legacyFold) toolLine(line []byte) {
 		l.bad++
 		return
 	}
-	l.events = append(l.events, toolMessage(jsonStr(m.ToolCallID), m.Content))
+	l.event(toolMessage(jsonStr(m.ToolCallID), m.Content))
 }

@@ -39,7 +39,7 @@ func BenchmarkFoldLines(b *testing.B) {
 	for b.Loop() {
 		f := newFold()
 		for _, l := range lines {
-			f.line(l, false)
+			f.line(l)
 		}
 		if len(f.messages()) == 0 || f.badLines != 0 {
 			b.Fatalf("%d bad lines", f.badLines)

@@ -36,13 +36,13 @@ func FuzzWire(f *testing.F) {
 		var legacyMsgs []session.Message
 		ls := history.NewLineReader(bytes.NewReader(data), maxLineBytes)
 		for {
-			line, oversize, err := ls.Next()
+			line, _, err := ls.Next()
 			if err != nil {
 				break
 			}
-			fo.line(line, oversize)
-			w.line(line, oversize, "marker")
-			l.line(line, oversize, "marker")
+			fo.line(line)
+			w.line(line, "marker")
+			l.line(line, "marker")
 			if m, wanted, ok := decodeLegacy(line); ok && wanted {
 				if text, ok := legacyPrompt(m); ok {
 					legacyMsgs = append(legacyMsgs, session.Message{Role: session.RoleUser, Text: text})

@@ -1,11 +1,16 @@
 package kimi
 
-import "bytes"
+import (
+	"bytes"
 
-// maxLineBytes caps one history line (jsonl.Reader). A longer line (a
-// giant paste, a corrupted file without newlines) is skipped whole and
-// counted as bad, so it never holds the rest of the file hostage.
-const maxLineBytes = 16 << 20
+	"paddock/internal/history"
+)
+
+// maxLineBytes caps one history line as it is read: a longer one (a giant
+// paste, a corrupted file without newlines) is clipped while it is read
+// (history.LineReader), so it never holds the rest of the file hostage,
+// and its record still shows, marked as clipped.
+const maxLineBytes = history.MaxLine
 
 // keepTypes returns a jsonl.Reader.KeepLong filter for wire lines: a line whose type is
 // seen and not wanted is skipped.

@@ -43,7 +43,7 @@ type summary struct {
 // headBytes bytes) and then every line of its last tailBytes, never a line
 // twice. size is the size the stat pass saw, so a line appended meanwhile
 // is not read half-written.
-func headTail(path string, size int64, keep func([]byte) bool, fn func(line []byte, oversize bool)) error {
+func headTail(path string, size int64, keep func([]byte) bool, fn func(line []byte)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -52,14 +52,14 @@ func headTail(path string, size int64, keep func([]byte) bool, fn func(line []by
 
 	head := history.NewLineReader(io.NewSectionReader(f, 0, size), maxLineBytes).KeepLong(keep)
 	for n := 0; n < headLines && head.Offset() < headBytes; n++ {
-		line, oversize, err := head.Next()
+		line, _, err := head.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		fn(line, oversize)
+		fn(line)
 	}
 	start := max(head.Offset(), size-tailBytes)
 	if start >= size {
@@ -74,7 +74,7 @@ func headTail(path string, size int64, keep func([]byte) bool, fn func(line []by
 	}
 	tail := history.NewLineReader(io.NewSectionReader(f, start, size-start), maxLineBytes).KeepLong(keep)
 	for first := true; ; first = false {
-		line, oversize, err := tail.Next()
+		line, _, err := tail.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -84,7 +84,7 @@ func headTail(path string, size int64, keep func([]byte) bool, fn func(line []by
 		if first && partial {
 			continue
 		}
-		fn(line, oversize)
+		fn(line)
 	}
 }
 
@@ -100,7 +100,7 @@ func readCurrentSummary(c *candidate, marker string) *summary {
 	st := parseState(state)
 
 	var w wireSummary
-	if err := headTail(c.path, c.sig.Size, keepTypes(listTypes), func(line []byte, oversize bool) { w.line(line, oversize, marker) }); err != nil {
+	if err := headTail(c.path, c.sig.Size, keepTypes(listTypes), func(line []byte) { w.line(line, marker) }); err != nil {
 		sum.readErr = errors.Join(sum.readErr, err)
 	}
 	sum.badLines = w.badLines
@@ -165,7 +165,7 @@ func readLegacySummary(c *candidate, marker string) *summary {
 	ls := parseLegacyState(state, meta)
 
 	var l legacyLines
-	if err := headTail(c.path, c.sig.Size, keepLegacy, func(line []byte, oversize bool) { l.line(line, oversize, marker) }); err != nil {
+	if err := headTail(c.path, c.sig.Size, keepLegacy, func(line []byte) { l.line(line, marker) }); err != nil {
 		sum.readErr = errors.Join(sum.readErr, err)
 	}
 	sum.badLines = l.badLines
@@ -240,11 +240,7 @@ type legacyLines struct {
 	badLines                int
 }
 
-func (l *legacyLines) line(line []byte, oversize bool, marker string) {
-	if oversize {
-		l.badLines++
-		return
-	}
+func (l *legacyLines) line(line []byte, marker string) {
 	if len(line) == 0 {
 		return
 	}
@@ -281,12 +277,9 @@ func legacyCreated(path string) time.Time {
 	defer f.Close()
 	ls := history.NewLineReader(io.LimitReader(f, 64<<10), maxLineBytes)
 	for range 4 {
-		line, oversize, err := ls.Next()
+		line, _, err := ls.Next()
 		if err != nil {
 			return time.Time{}
-		}
-		if oversize {
-			continue
 		}
 		var r struct {
 			Timestamp json.RawMessage `json:"timestamp"`
@@ -315,6 +308,9 @@ type legacyFold struct {
 	msgs       []session.Message
 	events     []session.Event
 	bad        int
+	// emit, with withEvents, takes each event instead of events, and
+	// no message is kept (EachEvent).
+	emit func(session.Event)
 }
 
 // read folds the file at path. A read error stops early and is returned;
@@ -330,17 +326,13 @@ func (l *legacyFold) read(ctx context.Context, path string) error {
 		keep = keepLegacyEvents
 	}
 	ls := history.NewLineReader(f, maxLineBytes).KeepLong(keep)
-	return eachLine(ctx, ls, func(line []byte, oversize bool) bool {
-		l.line(line, oversize)
+	return eachLine(ctx, ls, func(line []byte) bool {
+		l.line(line)
 		return true
 	})
 }
 
-func (l *legacyFold) line(line []byte, oversize bool) {
-	if oversize {
-		l.bad++
-		return
-	}
+func (l *legacyFold) line(line []byte) {
 	if len(line) == 0 {
 		return
 	}
@@ -378,8 +370,21 @@ func (l *legacyFold) line(line []byte, oversize bool) {
 }
 
 func (l *legacyFold) message(role, text string) {
-	l.msgs = append(l.msgs, session.Message{Role: role, Text: text})
+	if l.emit == nil {
+		l.msgs = append(l.msgs, session.Message{Role: role, Text: text})
+	}
 	if l.withEvents {
-		l.events = append(l.events, session.Event{Kind: session.EventMessage, Role: role, Text: text})
+		l.event(session.Event{Kind: session.EventMessage, Role: role, Text: text})
+	}
+}
+
+// event adds events to the record, or hands them to emit.
+func (l *legacyFold) event(evs ...session.Event) {
+	if l.emit == nil {
+		l.events = append(l.events, evs...)
+		return
+	}
+	for _, e := range evs {
+		l.emit(e)
 	}
 }

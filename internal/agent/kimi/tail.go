@@ -214,8 +214,8 @@ func clockHolds(ctx context.Context, f *history.TailFile, end int64, msgs []sess
 func latestTime(ctx context.Context, f *history.TailFile, from, end int64) (time.Time, error) {
 	var latest time.Time
 	ls := history.NewLineReader(io.NewSectionReader(f, from, end-from), maxLineBytes).KeepLong(keepTypes(convTypes))
-	err := eachLine(ctx, ls, func(line []byte, oversize bool) bool {
-		if t := entryTime(line); !oversize && t.After(latest) {
+	err := eachLine(ctx, ls, func(line []byte) bool {
+		if t := entryTime(line); t.After(latest) {
 			latest = t
 		}
 		return true
@@ -412,7 +412,7 @@ func legacyTail(ctx context.Context, path string, n int, window int64) (tail, er
 // readWindow hands fn every line of f from the first one that starts at
 // or after start to its end (the first whole line: unless start is 0 the
 // partial line before it is dropped), and returns where that line starts.
-func readWindow(ctx context.Context, f *history.TailFile, start int64, keep func([]byte) bool, fn func(line []byte, oversize bool)) (lineStart int64, err error) {
+func readWindow(ctx context.Context, f *history.TailFile, start int64, keep func([]byte) bool, fn func(line []byte)) (lineStart int64, err error) {
 	size := f.Size()
 	partial := start > 0
 	if partial {
@@ -430,8 +430,8 @@ func readWindow(ctx context.Context, f *history.TailFile, start int64, keep func
 		}
 	}
 	lineStart = start + ls.Offset()
-	err = eachLine(ctx, ls, func(line []byte, oversize bool) bool {
-		fn(line, oversize)
+	err = eachLine(ctx, ls, func(line []byte) bool {
+		fn(line)
 		return true
 	})
 	return lineStart, err
@@ -441,19 +441,19 @@ func readWindow(ctx context.Context, f *history.TailFile, start int64, keep func
 // of every read here, whole (fold.read, legacyFold.read) or of a window,
 // so that each checks the context and ends on a read error alike. A read
 // error stops early and is returned.
-func eachLine(ctx context.Context, ls *history.LineReader, fn func(line []byte, oversize bool) bool) error {
+func eachLine(ctx context.Context, ls *history.LineReader, fn func(line []byte) bool) error {
 	for n := 0; ; n++ {
 		if n%2048 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		line, oversize, err := ls.Next()
+		line, _, err := ls.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if !fn(line, oversize) {
+		if !fn(line) {
 			return nil
 		}
 	}

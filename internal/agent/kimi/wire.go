@@ -337,11 +337,7 @@ type wireSummary struct {
 	badLines          int
 }
 
-func (w *wireSummary) line(line []byte, oversize bool, marker string) {
-	if oversize {
-		w.badLines++
-		return
-	}
+func (w *wireSummary) line(line []byte, marker string) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}

@@ -14,7 +14,7 @@ func Agent() agent.Agent {
 		Product: "OpenCode",
 		NewScanner: func(e agent.Env) catalog.Scanner {
 			o := DefaultOptions()
-			o.Processes, o.Logger = e.Processes, e.Logger
+			o.Processes, o.Logger, o.Snapshots = e.Processes, e.Logger, e.Snapshots
 			return New(o)
 		},
 		DecodeHook: decodeOpenCode,

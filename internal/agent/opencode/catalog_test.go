@@ -32,7 +32,7 @@ func TestCatalogKeepsLastGoodList(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := catalog.New(catalog.Options{DisableWatch: true},
-		opencode.New(opencode.Options{DataDir: dir, KeepMissingCwd: true, TempDir: t.TempDir()}))
+		opencode.New(opencode.Options{DataDir: dir, KeepMissingCwd: true}))
 	ctx := context.Background()
 	c.Rescan(ctx)
 	before := c.List(catalog.Filter{})

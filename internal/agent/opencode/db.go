@@ -3,45 +3,27 @@ package opencode
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"paddock/internal/history"
-
-	"modernc.org/sqlite"
 )
 
-// How a database is opened (checked with modernc.org/sqlite v1.62.0 on
-// OpenCode 1.18.33's databases; see TestReadOnlyOpen):
-//
-//   - mode=ro, never immutable=1: OpenCode keeps its database in WAL mode and
-//     new rows sit in opencode.db-wal until a checkpoint; immutable would
-//     skip them.
-//   - A WAL-mode database whose -wal or -shm file is missing cannot be read
-//     in place without writing: with a writable directory SQLite creates an
-//     empty -wal and a 32 KiB -shm beside it (and leaves them), with a
-//     read-only directory the open fails (SQLITE_READONLY_CANTINIT with no
-//     sidecars, SQLITE_CANTOPEN with a -wal but no -shm). OpenCode 1.18
-//     leaves both files behind when it exits, so this happens only to a
-//     database something else closed cleanly (the sqlite3 shell), or copied.
-//     Such a database is read from a private copy (file and -wal) in
-//     TempDir, removed after the read.
-//   - Both sidecars present, even read-only for us (another user's files,
-//     a read-only mount), or a rollback-journal database (what VACUUM INTO
-//     makes): read in place; SQLite creates nothing. A reader may still
-//     update the shared-memory index in -shm, which holds no data.
+// How a database is read: through a private copy of it and its -wal
+// (history.Snapshots), never in place. OpenCode keeps its database in WAL
+// mode and new rows sit in opencode.db-wal until a checkpoint, so the
+// -wal is copied too (immutable=1 would skip it); and a read-only open in
+// place would still open, lock, create or (as root) chown the -wal and
+// -shm beside OpenCode's database. The copy is refreshed only when the
+// files change, and only its -wal while the WAL keeps its generation.
 
-// dbFile is one database found, with what was seen of it and its sidecars.
+// dbFile is one database found, with what was seen of it and its -wal.
 type dbFile struct {
-	path          string
-	db, wal, shm  fileStat
-	walModeHeader bool // the file header says WAL (bytes 18-19 = 2)
+	path    string
+	db, wal fileStat
 }
 
 // fileStat identifies one version of a file.
@@ -62,28 +44,7 @@ func statFile(path string) fileStat {
 }
 
 func statDB(path string) dbFile {
-	return dbFile{
-		path:          path,
-		db:            statFile(path),
-		wal:           statFile(path + "-wal"),
-		shm:           statFile(path + "-shm"),
-		walModeHeader: walHeader(path),
-	}
-}
-
-// walHeader reads the database header: bytes 18 and 19 (file format write
-// and read versions) are 2 in WAL mode and 1 in rollback-journal mode.
-func walHeader(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var h [20]byte
-	if _, err := io.ReadFull(f, h[:]); err != nil {
-		return false
-	}
-	return h[18] == 2 || h[19] == 2
+	return dbFile{path: path, db: statFile(path), wal: statFile(path + "-wal")}
 }
 
 // databases lists the databases to read: every opencode*.db in DataDir
@@ -118,87 +79,41 @@ func (s *Scanner) databases() []dbFile {
 
 // conn is one open database and the columns its tables have.
 type conn struct {
-	path    string
-	db      *sql.DB
-	cols    map[string]map[string]bool // table → column → present
-	cleanup func()                     // removes a private copy
+	path string
+	db   *history.SnapshotDB
+	cols map[string]map[string]bool // table → column → present
 }
 
-func (c *conn) close() {
-	c.db.Close()
-	if c.cleanup != nil {
-		c.cleanup()
-	}
-}
+func (c *conn) close() { c.db.Close() }
 
 // has reports whether table has column.
 func (c *conn) has(table, column string) bool { return c.cols[table][column] }
 
-// openDB opens f read-only: in place when that creates nothing, else a
-// private copy (see the comment at the top of this file). The tables are
-// checked before anything relies on them: session, message and part must
-// exist with the columns every OpenCode version has.
+// openDB opens a copy of f read-only (see the comment at the top of this
+// file). The tables are checked before anything relies on them: session,
+// message and part must exist with the columns every OpenCode version has.
 func (s *Scanner) openDB(ctx context.Context, f dbFile) (*conn, error) {
-	copyNeeded := f.walModeHeader && !(f.wal.exists && f.shm.exists)
-	if !copyNeeded {
-		c, err := openAt(ctx, roDSN(f.path))
-		if err == nil {
-			c.path = f.path
-			return c, nil
-		}
-		// The sidecars went away between the stat and the open, or
-		// cannot be opened: a copy still reads.
-		if !cannotOpen(err) {
-			return nil, err
-		}
-	}
-	s.problems.Log(slog.LevelInfo, "copy:"+f.path, "OpenCode database cannot be read in place without creating files beside it; reading a private copy",
-		"path", f.path)
-	dir, copyPath, err := s.copyDB(ctx, f.path)
+	db, err := s.snapshots.OpenDB(ctx, f.path, dsnPragmas...)
 	if err != nil {
 		return nil, err
 	}
-	c, err := openAt(ctx, history.SQLiteCopyDSN(filepath.ToSlash(copyPath), dsnPragmas...))
+	c, err := openAt(ctx, db)
 	if err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	c.path = f.path
-	c.cleanup = func() { os.RemoveAll(dir) }
 	return c, nil
 }
 
-// cannotOpen: SQLITE_CANTOPEN or SQLITE_READONLY (with any extended code):
-// what a read-only open of a WAL database without its sidecars fails with.
-func cannotOpen(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	code := se.Code() & 0xff
-	return code == 14 || code == 8
-}
+// dsnPragmas: query_only so no statement can write even the copy.
+var dsnPragmas = []string{"query_only(1)"}
 
-// roDSN is the read-only connection string: mode=ro and query_only so no
-// statement can write, busy_timeout so a reader waits out a checkpoint. The
-// "file:" URI form with an escaped path keeps a '?' or '#' in the path from
-// being read as the query.
-func roDSN(path string) string {
-	return history.SQLiteDSN(filepath.ToSlash(path), dsnPragmas...)
-}
-
-var dsnPragmas = []string{"busy_timeout(3000)", "query_only(1)"}
-
-// openAt opens the database dsn names (in place, or a private copy).
-func openAt(ctx context.Context, dsn string) (*conn, error) {
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, err
-	}
+// openAt checks the tables of db, closing it when they will not do.
+func openAt(ctx context.Context, db *history.SnapshotDB) (*conn, error) {
 	db.SetMaxOpenConns(1)
 	c := &conn{db: db, cols: make(map[string]map[string]bool)}
 	for _, table := range []string{"session", "message", "part"} {
-		cols, err := tableColumns(ctx, db, table)
+		cols, err := tableColumns(ctx, db.DB, table)
 		if err != nil {
 			db.Close()
 			return nil, err
@@ -233,35 +148,4 @@ func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]boo
 		return nil, errSchema{table: table}
 	}
 	return cols, nil
-}
-
-// copyDB copies the database and its -wal (not the -shm, which SQLite
-// rebuilds from the WAL) into a new private directory. A copy taken while
-// a writer checkpointed could be torn, so the source must look the same
-// before and after; it is tried a few times.
-func (s *Scanner) copyDB(ctx context.Context, src string) (dir, path string, err error) {
-	for range 3 {
-		if err := ctx.Err(); err != nil {
-			return "", "", err
-		}
-		before := statDB(src)
-		dir, err = os.MkdirTemp(s.opts.TempDir, "paddock-opencode-*")
-		if err != nil {
-			return "", "", fmt.Errorf("opencode: private copy: %w", err)
-		}
-		path = filepath.Join(dir, "opencode.db")
-		err = history.CopyFile(src, path)
-		if err == nil && before.wal.exists {
-			err = history.CopyFile(src+"-wal", path+"-wal")
-		}
-		after := statDB(src)
-		if err == nil && after.db == before.db && after.wal == before.wal {
-			return dir, path, nil
-		}
-		os.RemoveAll(dir)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", "", fmt.Errorf("opencode: private copy: %w", err)
-		}
-	}
-	return "", "", fmt.Errorf("opencode: private copy of %s: it kept changing", src)
 }

@@ -191,7 +191,7 @@ func TestDeleteWithOpenCode(t *testing.T) {
 // own instead of creating the tables again.
 func markMigrated(tb testing.TB, w *writer) {
 	tb.Helper()
-	db, err := sql.Open("sqlite", roDSN(recordedDB(tb)))
+	db, err := sql.Open("sqlite", recordingDSN(recordedDB(tb)))
 	if err != nil {
 		tb.Fatal(err)
 	}

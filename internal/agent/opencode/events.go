@@ -22,56 +22,89 @@ import (
 // first text part was. Step, patch, file, snapshot and agent parts are not
 // part of the record. session.ErrNotFound when no database has the id.
 func (s *Scanner) Events(ctx context.Context, id string) ([]session.Event, error) {
+	var out []session.Event
+	if err := s.EachEvent(ctx, id, func(e session.Event) error { out = append(out, e); return nil }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EachEvent hands Events' events to fn as the rows are read, one message
+// at a time, and stops at fn's first error, which it returns.
+func (s *Scanner) EachEvent(ctx context.Context, id string, fn func(session.Event) error) error {
 	if !validID(id) {
-		return nil, session.ErrNotFound
+		return session.ErrNotFound
+	}
+	var fnErr error
+	emitted := 0
+	emit := func(e session.Event) error {
+		if fnErr = fn(e); fnErr == nil {
+			emitted++
+		}
+		return fnErr
 	}
 	var errs []error
 	for _, db := range s.databases() {
-		evs, err := s.events(ctx, db, id)
+		err := s.events(ctx, db, id, emit)
 		switch {
 		case err == nil:
-			return evs, nil
+			return nil
+		case fnErr != nil:
+			return fnErr
 		case errors.Is(err, session.ErrNotFound):
 		case ctx.Err() != nil:
-			return nil, ctx.Err()
+			return ctx.Err()
 		default:
 			s.problems.Log(slog.LevelError, "events:"+db.path, "cannot read OpenCode session", "path", db.path, "err", err)
+			if emitted > 0 {
+				return err // part of it was handed over: another database cannot take over
+			}
 			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return errors.Join(errs...)
 	}
-	return nil, session.ErrNotFound
+	return session.ErrNotFound
 }
 
-// events reads session id's record from one database; session.ErrNotFound
-// when it does not hold the session.
-func (s *Scanner) events(ctx context.Context, db dbFile, id string) ([]session.Event, error) {
+// events hands session id's record in one database to emit;
+// session.ErrNotFound when it does not hold the session.
+func (s *Scanner) events(ctx context.Context, db dbFile, id string, emit func(session.Event) error) error {
 	c, err := s.openDB(ctx, db)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer c.close()
 	var n int
 	if err := c.db.QueryRowContext(ctx, "SELECT count(*) FROM session WHERE id = ?", id).Scan(&n); err != nil {
-		return nil, err
+		return err
 	}
 	if n == 0 {
-		return nil, session.ErrNotFound
+		return session.ErrNotFound
 	}
-	var out []session.Event
-	err = withJSONFallback(func(guard bool) error {
-		out = nil
+	emitted, skip := 0, 0
+	query := func(guard bool) error {
 		rows, err := c.db.QueryContext(ctx, eventsQuery(c, guard), id)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		var cur eventMessage
-		flush := func() {
-			out = cur.appendTo(out)
+		flush := func() error {
+			evs := cur.appendTo(nil)
 			cur = eventMessage{}
+			for _, e := range evs {
+				if skip > 0 {
+					skip--
+					continue
+				}
+				emitted++
+				if err := emit(e); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 		for rows.Next() {
 			var mid string
@@ -85,7 +118,9 @@ func (s *Scanner) events(ctx context.Context, db dbFile, id string) ([]session.E
 				return err
 			}
 			if mid != cur.conv.id {
-				flush()
+				if err := flush(); err != nil {
+					return err
+				}
 				cur.conv.id, cur.conv.role, cur.conv.time = mid, role.String, parseTime(created)
 				cur.conv.summary = summary.String == "true"
 			}
@@ -113,13 +148,18 @@ func (s *Scanner) events(ctx context.Context, db dbFile, id string) ([]session.E
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		flush()
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		return flush()
 	}
-	return out, nil
+	// A database with malformed JSON is read again with the guarded
+	// query (withJSONFallback). SQLite fails the query at the first such
+	// row it reaches, so the messages handed over before it come again,
+	// the same, first: they are skipped.
+	err = query(false)
+	if err != nil && strings.Contains(err.Error(), "malformed JSON") {
+		skip = emitted
+		err = query(true)
+	}
+	return err
 }
 
 // eventsQuery selects the text, compaction, reasoning, tool and file parts

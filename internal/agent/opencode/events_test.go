@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"paddock/internal/history"
+	"paddock/internal/history/historytest"
 	"paddock/internal/session"
 	"paddock/internal/testkit/imagetest"
 	"paddock/internal/testkit/sharedtest"
@@ -32,6 +33,7 @@ func messagesOf(evs []session.Event) []session.Message {
 // every result follows its call.
 func checkEvents(t *testing.T, s *Scanner, id string, evs []session.Event) {
 	t.Helper()
+	historytest.CheckStream(t, id, evs, func(fn func(session.Event) error) error { return s.EachEvent(context.Background(), id, fn) })
 	conv, err := s.Conversation(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +263,7 @@ func TestEventsSharedRecording(t *testing.T) {
 	src := sharedtest.Fixtures(t, "real", "opencode-1.18.33", "data", "opencode.db")
 	dir := t.TempDir()
 	copyTree(t, filepath.Dir(src), dir)
-	s := New(Options{DataDir: dir, KeepMissingCwd: true, TempDir: t.TempDir()})
+	s := New(Options{DataDir: dir, KeepMissingCwd: true})
 	ctx := context.Background()
 	infos, err := s.Scan(ctx, 50, nil)
 	if err != nil || len(infos) == 0 {

@@ -223,7 +223,7 @@ func TestSharedRecording(t *testing.T) {
 	copyTree(t, filepath.Dir(src), dir)
 	before := historytest.TreeState(t, dir)
 
-	s := New(Options{DataDir: dir, KeepMissingCwd: true, TempDir: t.TempDir()})
+	s := New(Options{DataDir: dir, KeepMissingCwd: true})
 	ctx := context.Background()
 	infos, err := s.Scan(ctx, 50, nil)
 	if err != nil {
@@ -318,7 +318,7 @@ func TestPublicFixture(t *testing.T) {
 	}
 	db.Close()
 
-	s := New(Options{DataDir: dir, KeepMissingCwd: true, TempDir: t.TempDir()})
+	s := New(Options{DataDir: dir, KeepMissingCwd: true})
 	ctx := context.Background()
 	infos, err := s.Scan(ctx, 10, nil)
 	if err != nil {

@@ -34,11 +34,17 @@ func recordedDB(tb testing.TB) string {
 	return filepath.Join(repoRoot(tb), "testdata", "opencode-1.18.33", "opencode", "opencode.db")
 }
 
+// recordingDSN opens a committed recording read-only and immutable: it
+// has no WAL and nothing writes it, so SQLite need not look beside it.
+func recordingDSN(path string) string {
+	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?mode=ro&immutable=1"
+}
+
 // realSchema is the DDL of OpenCode 1.18.33's database, read from the
 // recording, so synthetic databases have exactly the real tables.
 func realSchema(tb testing.TB) []string {
 	tb.Helper()
-	db, err := sql.Open("sqlite", roDSN(recordedDB(tb)))
+	db, err := sql.Open("sqlite", recordingDSN(recordedDB(tb)))
 	if err != nil {
 		tb.Fatal(err)
 	}

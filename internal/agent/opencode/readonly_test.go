@@ -13,34 +13,31 @@ import (
 	"testing"
 	"time"
 
+	"paddock/internal/history"
 	"paddock/internal/history/historytest"
 )
 
 // Every public method leaves the data directory exactly as it was (scanning
-// is read-only): no file changed, none created, for each
-// way a database is read.
+// is read-only): no file changed (bytes, mtime, ctime), none created, for
+// each state OpenCode leaves its database in; and the private copies are
+// gone once read.
 func TestReadOnly(t *testing.T) {
-	isShm := func(p string) bool { return strings.HasSuffix(p, "-shm") }
 	cases := []struct {
-		name string
-		// setup builds the data dir; it returns what may change (nil:
-		// nothing) and a function to run when the test ends.
-		setup func(t *testing.T, dir string) func(string) bool
+		name  string
+		setup func(t *testing.T, dir string)
 	}{
-		{"rollback journal (VACUUM INTO, the testdata recording)", func(t *testing.T, dir string) func(string) bool {
+		{"rollback journal (VACUUM INTO, the testdata recording)", func(t *testing.T, dir string) {
 			copyTree(t, filepath.Dir(recordedDB(t)), dir)
-			return nil
 		}},
-		{"WAL without -wal and -shm (closed by another program): read from a copy", func(t *testing.T, dir string) func(string) bool {
+		{"WAL without -wal and -shm (closed by another program)", func(t *testing.T, dir string) {
 			w := newDB(t, dir)
 			w.chat(sess{id: "ses_a", dir: dir, created: t0}, "hello", "hi")
 			w.Close()
 			if _, err := os.Stat(filepath.Join(dir, "opencode.db-wal")); err == nil {
 				t.Fatal("setup: the -wal file survived the last close")
 			}
-			return nil
 		}},
-		{"WAL with -wal only", func(t *testing.T, dir string) func(string) bool {
+		{"WAL with -wal only", func(t *testing.T, dir string) {
 			w := newDB(t, dir)
 			w.chat(sess{id: "ses_a", dir: dir, created: t0}, "hello", "hi")
 			// Copy the live files, then drop the -shm: a -wal with rows
@@ -52,51 +49,39 @@ func TestReadOnly(t *testing.T) {
 			w.Close()
 			os.RemoveAll(dir)
 			copyTree(t, live, dir)
-			return nil
 		}},
-		{"WAL with both sidecars, a writer holding them (OpenCode running)", func(t *testing.T, dir string) func(string) bool {
+		{"WAL with both sidecars, a writer holding them (OpenCode running)", func(t *testing.T, dir string) {
 			w := newDB(t, dir)
 			w.chat(sess{id: "ses_a", dir: dir, created: t0}, "hello", "hi")
 			// The writer stays open until the test ends: rows in the
-			// -wal, -shm in use. Readers may update the shared-memory
-			// index in -shm; it holds no data.
-			return isShm
+			// -wal, -shm in use.
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			mayChange := c.setup(t, dir)
-			before := historytest.Tree{PresenceOnly: mayChange}.State(t, dir)
+			c.setup(t, dir)
+			before := historytest.TreeState(t, dir)
+			time.Sleep(10 * time.Millisecond) // so that a change shows in the times
 			tmp := t.TempDir()
-			s := New(Options{DataDir: dir, KeepMissingCwd: true, TempDir: tmp})
+			s := New(Options{DataDir: dir, KeepMissingCwd: true, Snapshots: history.NewSnapshots(history.SnapshotOptions{Dir: tmp})})
 			exercise(t, s)
 			infos, err := s.Scan(context.Background(), -1, nil)
 			if err != nil || len(infos) == 0 {
 				t.Fatalf("Scan = %v, %v; want sessions", ids(infos), err)
 			}
-			historytest.SameTree(t, before, historytest.Tree{PresenceOnly: mayChange}.State(t, dir))
+			historytest.SameTree(t, before, historytest.TreeState(t, dir))
 			if left, _ := os.ReadDir(tmp); len(left) != 0 {
-				t.Errorf("private copies left in TempDir: %v", left)
+				t.Errorf("private copies left after the reads: %v", left)
 			}
 		})
 	}
 }
 
-// The connection string asks for a read-only connection that still reads
-// the WAL: mode=ro, never immutable.
-func TestReadOnlyDSN(t *testing.T) {
-	dsn := roDSN("/data/my dir?x/opencode.db")
-	if !strings.Contains(dsn, "mode=ro") || strings.Contains(dsn, "immutable") || !strings.Contains(dsn, "query_only(1)") ||
-		!strings.HasPrefix(dsn, "file:/data/my%20dir%3Fx/opencode.db?") {
-		t.Errorf("roDSN = %q", dsn)
-	}
-}
-
 // A data directory the reader cannot write to (another user's, a
-// read-only mount, a backup) is read anyway: in place when OpenCode left
-// its -wal and -shm (even read-only for us), from a private copy when a
-// WAL database has neither (SQLite would fail with
+// read-only mount, a backup) is read anyway, from private copies, whether
+// OpenCode left its -wal and -shm (even read-only for us) or a WAL
+// database has neither (read in place, SQLite would fail with
 // SQLITE_READONLY_CANTINIT). As root, directory permissions do not apply,
 // so the reading runs in a child process as nobody.
 func TestUnwritableDataDir(t *testing.T) {
@@ -163,7 +148,7 @@ func TestUnwritableDataDir(t *testing.T) {
 // readDir lists dir's sessions and the first one's conversation, as
 // "id", "role: text"...; an error is returned as "error: …".
 func readDir(dir, tmp string) []string {
-	s := New(Options{DataDir: dir, KeepMissingCwd: true, TempDir: tmp})
+	s := New(Options{DataDir: dir, KeepMissingCwd: true, Snapshots: history.NewSnapshots(history.SnapshotOptions{Dir: tmp})})
 	ctx := context.Background()
 	infos, err := s.Scan(ctx, 10, nil)
 	if err != nil {

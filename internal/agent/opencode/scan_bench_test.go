@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"paddock/internal/history"
 )
 
 const benchLimit = 50
@@ -96,15 +98,33 @@ func BenchmarkScan(b *testing.B) {
 }
 
 // BenchmarkConversation loads one 5-turn conversation out of 10,000
-// sessions: the tool output and reasoning are skipped in SQL.
+// sessions: the tool output and reasoning are skipped in SQL. The
+// database is read from a private copy: "copy-per-read" makes one for each
+// read (a Scanner without Snapshots, as in tests), "kept-copy" reuses the
+// one kept while the files are unchanged (paddock serve's Snapshots).
 func BenchmarkConversation(b *testing.B) {
 	dataDir, _ := benchDB(b, 10_000)
-	s := New(Options{DataDir: dataDir})
 	ctx := context.Background()
-	for b.Loop() {
-		msgs, err := s.Conversation(ctx, "ses_005000")
-		if err != nil || len(msgs) != 10 {
-			b.Fatalf("Conversation = %d messages, %v", len(msgs), err)
-		}
+	for _, c := range []struct {
+		name string
+		keep int64
+	}{
+		{"copy-per-read", 0},
+		{"kept-copy", 1 << 30},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			snaps := history.NewSnapshots(history.SnapshotOptions{Dir: b.TempDir(), KeepBytes: c.keep})
+			defer snaps.Close()
+			s := New(Options{DataDir: dataDir, Snapshots: snaps})
+			if _, err := s.Conversation(ctx, "ses_005000"); err != nil { // the first copy, untimed
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				msgs, err := s.Conversation(ctx, "ses_005000")
+				if err != nil || len(msgs) != 10 {
+					b.Fatalf("Conversation = %d messages, %v", len(msgs), err)
+				}
+			}
+		})
 	}
 }

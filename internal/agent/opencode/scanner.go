@@ -3,11 +3,10 @@
 // message and part tables), and binds running OpenCode TUIs to the sessions
 // they show.
 //
-// It never writes OpenCode's databases: they are opened with mode=ro (never
-// immutable=1, so rows still in the -wal file are seen) and query_only; it
-// never creates the -wal or -shm files SQLite would add next to a WAL-mode
-// database that has none (it reads a private copy instead, see db.go), never
-// checkpoints, and never signals OpenCode. A database that exists
+// It never opens OpenCode's databases with SQLite: it reads private copies
+// of each database and its -wal (so rows still in the -wal are seen; see
+// db.go), made with plain reads, so it never writes, locks or creates a
+// file beside them, never checkpoints, and never signals OpenCode. A database that exists
 // but cannot be read is an error, never an empty list, so the caller keeps
 // its previous good result. The one change it makes is
 // Delete, when the user asks, and only by running OpenCode's own `opencode
@@ -55,10 +54,9 @@ type Options struct {
 	// exists. By default they are dropped (they cannot be
 	// resumed) unless a live process holds them.
 	KeepMissingCwd bool
-	// TempDir is where a private copy of a database is made when it cannot
-	// be read in place without creating files beside it; "" is
-	// os.TempDir().
-	TempDir string
+	// Snapshots holds the private copies the databases are read from;
+	// nil: a copy for each read, removed after it.
+	Snapshots *history.Snapshots
 	// Bin is the opencode command Delete runs (`opencode session delete`);
 	// "" finds "opencode" in $PATH.
 	Bin    string
@@ -95,8 +93,9 @@ func DefaultOptions() Options {
 
 // Scanner reads OpenCode sessions. It is safe for concurrent use.
 type Scanner struct {
-	opts Options
-	home string // for Project "~"
+	opts      Options
+	home      string // for Project "~"
+	snapshots *history.Snapshots
 
 	mu       sync.Mutex
 	last     *lastScan        // the last Scan that read every database
@@ -139,12 +138,13 @@ func New(opts Options) *Scanner {
 	}
 	home, _ := os.UserHomeDir()
 	return &Scanner{
-		opts:     opts,
-		home:     home,
-		goodDB:   make(map[string]bool),
-		problems: history.NewOnceLog(log.With("runtime", runtimeName)),
-		settle:   defaultSettle,
-		now:      time.Now,
+		opts:      opts,
+		home:      home,
+		snapshots: cmp.Or(opts.Snapshots, history.NewSnapshots(history.SnapshotOptions{})),
+		goodDB:    make(map[string]bool),
+		problems:  history.NewOnceLog(log.With("runtime", runtimeName)),
+		settle:    defaultSettle,
+		now:       time.Now,
 	}
 }
 

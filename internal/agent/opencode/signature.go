@@ -12,8 +12,8 @@ import (
 // cwd: a second TUI in one directory must change it), plus the arguments.
 // When it is unchanged, Scan returns its last result without reading.
 //
-// Not in it: the -shm file (readers write to it too, so it would change
-// with every Scan) and the existence of the sessions' directories (a
+// Not in it: the -shm file (an index of the WAL, which paddock's copies
+// do without) and the existence of the sessions' directories (a
 // directory created or removed shows at the next change of the database).
 type scanSig struct {
 	files   []sigFile
@@ -24,10 +24,8 @@ type scanSig struct {
 }
 
 type sigFile struct {
-	path     string
-	db, wal  fileStat
-	walMode  bool
-	sidecars bool // both -wal and -shm exist: read in place, else a copy
+	path    string
+	db, wal fileStat
 }
 
 type procKey struct {
@@ -39,10 +37,7 @@ type procKey struct {
 func newScanSig(dbs []dbFile, procs []proc, procErr bool, limit int, keep []string) scanSig {
 	sig := scanSig{procErr: procErr, limit: limit, keep: slices.Sorted(slices.Values(keep))}
 	for _, f := range dbs {
-		sig.files = append(sig.files, sigFile{
-			path: f.path, db: f.db, wal: f.wal, walMode: f.walModeHeader,
-			sidecars: f.wal.exists && f.shm.exists,
-		})
+		sig.files = append(sig.files, sigFile{path: f.path, db: f.db, wal: f.wal})
 	}
 	for _, p := range procs {
 		sig.procs = append(sig.procs, procKey{

@@ -326,7 +326,7 @@ func TestSchemaChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.Close()
-		got, err := New(Options{DataDir: dir, TempDir: t.TempDir()}).Scan(ctx, 10, nil)
+		got, err := New(Options{DataDir: dir}).Scan(ctx, 10, nil)
 		var se errSchema
 		if !errors.As(err, &se) {
 			t.Errorf("%s: Scan = %v, %v; want a schema error", name, got, err)
@@ -348,7 +348,7 @@ func TestSchemaChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(Options{DataDir: dir, TempDir: t.TempDir()})
+	s := New(Options{DataDir: dir})
 	got, err := s.Scan(ctx, 10, nil)
 	if err != nil || len(got) != 1 || got[0].ID != "ses_min" || got[0].Cwd != "" || got[0].Title != "minimal" ||
 		!got[0].Updated.Equal(time.Unix(1700000000, 0)) {

@@ -119,7 +119,7 @@ func TestUnreadableDatabaseIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(Options{DataDir: dir, TempDir: t.TempDir()})
+	s := New(Options{DataDir: dir})
 	ctx := context.Background()
 	if got, err := s.Scan(ctx, 10, nil); err != nil || len(got) != 1 {
 		t.Fatalf("Scan = %v, %v", ids(got), err)
@@ -180,7 +180,7 @@ func TestSeveralDatabases(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s := New(Options{DataDir: dir, ExtraDBs: []string{extra}, TempDir: t.TempDir()})
+	s := New(Options{DataDir: dir, ExtraDBs: []string{extra}})
 	ctx := context.Background()
 	got, err := s.Scan(ctx, 10, nil)
 	if err != nil || !slices.Equal(ids(got), []string{"ses_extra", "ses_dev", "ses_main"}) {

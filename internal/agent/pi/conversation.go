@@ -35,6 +35,13 @@ type transcript struct {
 	// ids finds a node by its id: one map per range of nodes, each made
 	// where its range was read (readFile), later ranges last.
 	ids []idIndex
+
+	// nodesOnly keeps the nodes alone, numbered as a read withEvents
+	// numbers them, and no message or event (EachEvent's first read).
+	nodesOnly bool
+	// stream, when set, keeps nothing: each entry's events go to it as
+	// the entry is read (EachEvent's second read).
+	stream *eventStream
 }
 
 // idIndex maps the ids of a range of nodes, which starts at node base, to
@@ -47,9 +54,10 @@ type idIndex struct {
 }
 
 // readTranscript reads every line of a session file. The first line must
-// be the session header (errNoHeader otherwise); a broken or over-long line
-// later is counted and skipped; a read error ends the file early and is
-// returned with what was read.
+// be the session header (errNoHeader otherwise; one over maxLineBytes is
+// none); a broken line later is counted and skipped, an over-long one
+// read clipped; a read error ends the file early and is returned with
+// what was read.
 func readTranscript(ctx context.Context, r io.Reader) (*transcript, error) {
 	return readTranscriptWith(ctx, r, &transcript{})
 }
@@ -109,11 +117,19 @@ func (t *transcript) add(e *entry) {
 		}
 	}
 	var events []session.Event
-	if t.withEvents && e.Type == typeMessage {
+	if e.Type == typeMessage && (t.withEvents || t.nodesOnly && nd.id == "" && msg.Role == "") {
 		events = entryEvents(e, msg.Role != "")
 	}
 	if nd.id == "" && msg.Role == "" && len(events) == 0 {
 		return // a v1 bookkeeping line: no place in any tree, nothing to show
+	}
+	switch {
+	case t.stream != nil:
+		t.stream.node(msg, events)
+		return
+	case t.nodesOnly:
+		t.nodes = append(grow(t.nodes), nd)
+		return
 	}
 	if msg.Role != "" {
 		nd.msg = int32(len(t.msgs))
@@ -135,7 +151,9 @@ func (t *transcript) reserve(n, lineBytes int64) {
 	}
 	k := int(n / lineBytes * 5 / 4)
 	t.nodes = slices.Grow(t.nodes, k)
-	t.msgs = slices.Grow(t.msgs, k*3/4)
+	if !t.nodesOnly {
+		t.msgs = slices.Grow(t.msgs, k*3/4)
+	}
 }
 
 // grow makes room for one more element by doubling s when it is full.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
-	"paddock/internal/history"
+	"slices"
 	"strings"
 	"time"
 
+	"paddock/internal/history"
 	"paddock/internal/session"
 )
 
@@ -45,6 +47,106 @@ func (s *Scanner) Events(ctx context.Context, id string) ([]session.Event, error
 			"bad_lines", t.badLines, "err", err)
 	}
 	return t.events(), nil
+}
+
+// EachEvent hands Events' events to fn as the file is read, and stops at
+// fn's first error, which it returns. The file is read twice: first for
+// its tree alone (the ids), to find the branch; then entry by entry,
+// each entry of the branch handing over its events at once — unless the
+// branch runs against the file's order (a hand-edited file), which only
+// the whole record can put right: then Events' events are handed over.
+func (s *Scanner) EachEvent(ctx context.Context, id string, fn func(session.Event) error) error {
+	c, err := s.find(ctx, id)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return session.ErrNotFound // removed since find
+	}
+	if err != nil {
+		s.problems.Error(c.path, "cannot read Pi session file", "err", err)
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := st.Size() // both reads read the same bytes
+	tree := &transcript{nodesOnly: true}
+	fr := fileRead{t: tree}
+	fr.readFile(ctx, f, size, size)
+	if t, err := fr.transcript(); ctx.Err() != nil {
+		return ctx.Err()
+	} else if t == nil {
+		s.problems.Error(c.path, "cannot read Pi session file", "err", err)
+		return err
+	}
+	branch := tree.branch()
+	if !slices.IsSorted(branch) {
+		evs, err := s.Events(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	keep := make([]bool, len(tree.nodes))
+	for _, i := range branch {
+		keep[i] = true
+	}
+	tree = nil
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	es := &eventStream{keep: keep, fn: fn, cancel: cancel}
+	t, err := readTranscriptWith(rctx, io.NewSectionReader(f, 0, size), &transcript{withEvents: true, stream: es})
+	switch {
+	case es.err != nil:
+		return es.err
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case t == nil:
+		s.problems.Error(c.path, "cannot read Pi session file", "err", err)
+		return err
+	}
+	if err != nil || t.badLines > 0 {
+		s.problems.Error(c.path, "Pi session file partly unreadable; showing what could be read",
+			"bad_lines", t.badLines, "err", err)
+	}
+	return nil
+}
+
+// eventStream hands the events of the branch's entries over as a
+// streaming read numbers them (transcript.stream).
+type eventStream struct {
+	keep   []bool // by node: on the branch
+	n      int    // nodes read
+	fn     func(session.Event) error
+	err    error // fn's, which ends the read
+	cancel context.CancelFunc
+}
+
+// node takes the next node's message and events, as events does.
+func (es *eventStream) node(msg session.Message, events []session.Event) {
+	i := es.n
+	es.n++
+	if es.err != nil || i >= len(es.keep) || !es.keep[i] {
+		return
+	}
+	for _, e := range events {
+		if e.Kind == session.EventMessage {
+			e = session.Event{Kind: session.EventMessage, Role: msg.Role, Text: msg.Text, Time: msg.Time}
+		}
+		if es.err = es.fn(e); es.err != nil {
+			es.cancel()
+			return
+		}
+	}
 }
 
 // events is messages with every other event of the branch's entries: the

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"paddock/internal/history"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"paddock/internal/history"
+	"paddock/internal/history/historytest"
 	"paddock/internal/session"
 	"paddock/internal/testkit/sharedtest"
 )
@@ -38,6 +39,7 @@ func checkEvents(t *testing.T, s *Scanner, id string) []session.Event {
 	if err != nil {
 		t.Fatalf("Events(%s): %v", id, err)
 	}
+	historytest.CheckStream(t, id, evs, func(fn func(session.Event) error) error { return s.EachEvent(t.Context(), id, fn) })
 	msgs, err := s.Conversation(t.Context(), id)
 	if err != nil {
 		t.Fatalf("Conversation(%s): %v", id, err)
@@ -296,5 +298,25 @@ func TestEventsNotFound(t *testing.T) {
 		if _, err := s.Events(context.Background(), id); !errors.Is(err, session.ErrNotFound) {
 			t.Errorf("Events(%q) = %v, want ErrNotFound", id, err)
 		}
+	}
+}
+
+// TestEachEventBranchAgainstFileOrder: a branch that runs against the
+// file's order (an id written twice, the later entry a root) is streamed
+// in the branch's order all the same, as Events gives it.
+func TestEachEventBranchAgainstFileOrder(t *testing.T) {
+	agent := t.TempDir()
+	file := headerLine("s1", proj, 0) +
+		msgLine("a", "", "user", "one", 1) +
+		msgLine("b", "a", "assistant", "two", 2) +
+		msgLine("a", "", "user", "three", 3) +
+		msgLine("c", "b", "user", "four", 4)
+	writeFile(t, filepath.Join(agent, "sessions", "--home-u-proj--", "s1.jsonl"), file)
+	var got []string
+	for _, e := range checkEvents(t, newTestScanner(agent), "s1") {
+		got = append(got, e.Text)
+	}
+	if want := []string{"three", "two", "four"}; !slices.Equal(got, want) {
+		t.Errorf("events %q, want %q", got, want)
 	}
 }

@@ -5,12 +5,15 @@ import (
 	"io"
 	"runtime"
 	"sync"
+
+	"paddock/internal/history"
 )
 
-// maxLineBytes caps one session line (jsonl.Reader). A longer line (a
-// pasted log, a huge tool result) is skipped whole and counted as bad, so
-// no single line can make a read unbounded.
-const maxLineBytes = 8 << 20
+// maxLineBytes caps one session line as it is read: a longer one (a
+// pasted log, a huge tool result) is clipped while it is read
+// (history.LineReader), so no single line can make a read unbounded, and
+// its entry still shows, marked as clipped.
+const maxLineBytes = history.MaxLine
 
 // A long session file is read in ranges, one per CPU (up to maxRanges),
 // each read and parsed on its own goroutine, and the parts joined in file

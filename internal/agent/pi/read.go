@@ -38,7 +38,7 @@ func (fr *fileRead) readRange(ctx context.Context, r io.Reader, base, size int64
 			return
 		}
 		start := base + lr.Offset()
-		line, tooLong, err := lr.Next()
+		line, clipped, err := lr.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				fr.err = err
@@ -48,7 +48,7 @@ func (fr *fileRead) readRange(ctx context.Context, r io.Reader, base, size int64
 		fr.lines++
 		if first && n == 0 {
 			h, herr := parseHeader(line)
-			if tooLong || herr != nil {
+			if clipped || herr != nil {
 				return // not a Pi session: nothing else matters
 			}
 			fr.header = true
@@ -57,15 +57,6 @@ func (fr *fileRead) readRange(ctx context.Context, r io.Reader, base, size int64
 			}
 			if fr.t != nil {
 				fr.t.version = h.version
-			}
-			continue
-		}
-		if tooLong {
-			if fr.sum != nil {
-				fr.sum.s.badLines++
-			}
-			if fr.t != nil {
-				fr.t.badLines++
 			}
 			continue
 		}

@@ -83,9 +83,10 @@ func tailFile(ctx context.Context, path string, n int, window int64) (*tailRead,
 		}
 	}
 	// No window answered: the whole file, in parallel ranges (readFile).
+	// Its end is before Size when the windows hold a line clipped.
 	whole, end := w.Whole()
 	fr := fileRead{t: &transcript{}}
-	fr.readFile(ctx, whole, f.Size(), end)
+	fr.readFile(ctx, whole, min(f.Size(), end), end)
 	t, err := fr.transcript()
 	if t == nil {
 		return nil, err
@@ -109,9 +110,9 @@ func tailHeader(f io.ReaderAt, size int64) error {
 	if bytes.IndexByte(buf, '\n') < 0 && int64(k) < size {
 		r = io.NewSectionReader(f, 0, size) // a long first line
 	}
-	line, tooLong, err := history.NewLineReader(r, maxLineBytes).Next()
+	line, clipped, err := history.NewLineReader(r, maxLineBytes).Next()
 	switch {
-	case errors.Is(err, io.EOF) || tooLong:
+	case errors.Is(err, io.EOF) || clipped:
 		return errNoHeader
 	case err != nil:
 		return err

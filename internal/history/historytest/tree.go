@@ -27,11 +27,13 @@ type Tree struct {
 	PresenceOnly func(path string) bool
 }
 
-// State records every entry under root: mode, size, mtime and a sha256 of
-// a regular file's contents. Directories are included, so a created or
-// removed file also shows as a changed directory mtime. Comparing the
-// states before and after (SameTree) proves a scanner left an agent's
-// files exactly as they were.
+// State records every entry under root: mode, size, mtime, ctime (where
+// the platform has one, see HasCtime) and a sha256 of a regular file's
+// contents. Directories are included, so a created or removed file also
+// shows as a changed directory mtime. The ctime catches what leaves bytes
+// and mtime alone: a chown to the same owner, a chmod, a new link.
+// Comparing the states before and after (SameTree) proves a scanner left
+// an agent's files exactly as they were.
 func (tr Tree) State(tb testing.TB, root string) map[string]string {
 	tb.Helper()
 	state := make(map[string]string)
@@ -59,13 +61,25 @@ func (tr Tree) State(tb testing.TB, root string) map[string]string {
 			h := sha256.Sum256(data)
 			sum = hex.EncodeToString(h[:])
 		}
-		state[path] = fmt.Sprintf("%v %d %d %s", st.Mode(), st.Size(), st.ModTime().UnixNano(), sum)
+		ct, _ := ctime(st)
+		state[path] = fmt.Sprintf("%v size=%d mtime=%d ctime=%d %s", st.Mode(), st.Size(), st.ModTime().UnixNano(), ct, sum)
 		return nil
 	})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return state
+}
+
+// HasCtime reports whether this platform's stat gives a change time, so
+// that State records it.
+func HasCtime() bool {
+	st, err := os.Stat(".")
+	if err != nil {
+		return false
+	}
+	_, ok := ctime(st)
+	return ok
 }
 
 // TreeState is Tree{}.State: every entry under root, in full.

@@ -485,6 +485,8 @@ func writeJSON(b *strings.Builder, v any, l layout, indent string) {
 		b.WriteString(jsonString(x))
 	case int:
 		b.WriteString(strconv.Itoa(x))
+	case float64:
+		b.WriteString(strconv.FormatFloat(x, 'f', -1, 64))
 	case bool:
 		b.WriteString(strconv.FormatBool(x))
 	case Field:
