@@ -53,7 +53,8 @@ func FuzzTranscript(f *testing.F) {
 		if err != nil {
 			t.Fatalf("conversation: %v", err)
 		}
-		evs, evBad, err := transcriptEvents(ctx, path)
+		var evs []session.Event
+		_, evBad, err := transcriptEvents(ctx, path, func(e session.Event) error { evs = append(evs, e); return nil })
 		if err != nil {
 			t.Fatalf("events: %v", err)
 		}
@@ -250,12 +251,13 @@ func TestStoreRows(t *testing.T) {
 		return b
 	}
 	dir := t.TempDir()
+	s := New(Options{Dir: t.TempDir()})
 	for i := range 120 {
-		checkStoreRows(t, filepath.Join(dir, fmt.Sprintf("%d.db", i)), metas[rng.IntN(len(metas))], pick(), pick(), rng.IntN(3) > 0)
+		checkStoreRows(t, s, filepath.Join(dir, fmt.Sprintf("%d.db", i)), metas[rng.IntN(len(metas))], pick(), pick(), rng.IntN(3) > 0)
 	}
 }
 
-func checkStoreRows(t *testing.T, path, meta string, blob1, blob2 []byte, linked bool) {
+func checkStoreRows(t *testing.T, s *Scanner, path, meta string, blob1, blob2 []byte, linked bool) {
 	t.Helper()
 	ctx := context.Background()
 	db := openWriter(t, path)
@@ -273,7 +275,7 @@ func checkStoreRows(t *testing.T, path, meta string, blob1, blob2 []byte, linked
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := storeConversation(ctx, path)
+	msgs, err := s.storeConversation(ctx, path)
 	if err != nil {
 		t.Fatalf("conversation: %v", err)
 	}
@@ -289,12 +291,13 @@ func checkStoreRows(t *testing.T, path, meta string, blob1, blob2 []byte, linked
 			t.Fatalf("conversation %q, want the blobs' %q", msgs, want)
 		}
 	}
-	evs, err := storeEvents(ctx, path)
+	var evs []session.Event
+	_, err = s.storeEvents(ctx, path, func(e session.Event) error { evs = append(evs, e); return nil })
 	if err != nil {
 		t.Fatalf("events: %v", err)
 	}
 	checkEventsHold(t, evs, msgs)
-	if _, err := storeParent(ctx, path); err != nil {
+	if _, err := s.storeParent(ctx, path); err != nil {
 		t.Fatalf("parent: %v", err)
 	}
 }

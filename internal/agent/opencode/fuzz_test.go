@@ -15,7 +15,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"paddock/internal/history"
 	"paddock/internal/session"
 	"paddock/internal/testkit/fuzzseed"
 )
@@ -39,7 +38,7 @@ func recordedRows(t *testing.T) (messages, parts []string) {
 		t.Fatal("no recorded OpenCode database")
 	}
 	for _, p := range paths {
-		db, err := sql.Open("sqlite", history.SQLiteCopyDSN(filepath.ToSlash(p)))
+		db, err := sql.Open("sqlite", p) // the test's own copy
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +133,7 @@ func TestRandomRows(t *testing.T) {
 	}
 	w.Close()
 	ctx := context.Background()
-	s := New(Options{DataDir: dir, KeepMissingCwd: true, TempDir: t.TempDir()})
+	s := New(Options{DataDir: dir, KeepMissingCwd: true})
 	infos, err := s.Scan(ctx, -1, nil)
 	if err != nil {
 		t.Fatalf("scan: %v", err)
