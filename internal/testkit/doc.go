@@ -8,6 +8,8 @@
 //     testdata/ (`make fixtures`);
 //   - mockmodel is the mock model server the real CLIs talk to (Anthropic,
 //     OpenAI Responses and Chat Completions shapes);
+//   - fuzzseed gathers the fuzz targets' seeds from testdata/ and
+//     ../shared/fixtures, bounded and spread over every file;
 //   - sharedtest finds the recorded fixtures that live outside the
 //     repository, or skips (fails under SHARED_REQUIRED=1) when a clone
 //     has none.
