@@ -1,18 +1,19 @@
 package hookstate_test
 
 import (
-	"bufio"
-	"bytes"
-	"os"
-	. "paddock/internal/hookstate"
-	"path/filepath"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	. "paddock/internal/hookstate"
+	"paddock/internal/testkit/fuzzseed"
 )
 
-// fuzzSeeds adds hand-made edge cases and, when ../shared is present, the
-// first lines of the runtime's recordings. A fuzz target never skips for a
-// missing ../shared: it still has the hand-made seeds.
+// fuzzSeeds adds hand-made edge cases and the runtime's hook recordings:
+// testdata/<runtime>-*/hooks.jsonl ({"event", "payload"} per line) and the
+// recordings of ../shared/fixtures/real (tab-separated, payload last),
+// lines spread over each file. A fuzz target never skips for a missing
+// ../shared: it still has the rest.
 func fuzzSeeds(f *testing.F, runtime string, extra ...string) {
 	for _, s := range append([]string{
 		``, `null`, `[]`, `"x"`, `1`, `{}`, `{"session_id":null}`, `{"session_id":"s"}`,
@@ -31,25 +32,33 @@ func fuzzSeeds(f *testing.F, runtime string, extra ...string) {
 		f.Add("", []byte(s))
 		f.Add("Stop", []byte(s))
 	}
+	shared := map[string]bool{}
 	for _, r := range recordings {
-		if r.runtime != runtime {
-			continue
+		if r.runtime == runtime {
+			shared["shared/fixtures/real/"+strings.Join(r.path, "/")] = true
 		}
-		path := filepath.Join(append([]string{"..", "..", "..", "shared", "fixtures", "real"}, r.path...)...)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, MaxPayloadSize+1024)
-		for n := 0; sc.Scan() && n < 40; n++ {
-			parts := strings.Split(sc.Text(), "\t")
-			payload := parts[len(parts)-1]
+	}
+	files := fuzzseed.Files(f, func(rel string) bool {
+		return shared[rel] || strings.HasPrefix(rel, "testdata/"+runtime+"-") && strings.HasSuffix(rel, "/hooks.jsonl")
+	})
+	for _, file := range files {
+		for _, line := range fuzzseed.Lines([]fuzzseed.File{file}, 40, MaxPayloadSize) {
+			if strings.HasPrefix(file.Rel, "testdata/") {
+				var rec struct {
+					Event   string          `json:"event"`
+					Payload json.RawMessage `json:"payload"`
+				}
+				if json.Unmarshal(line, &rec) == nil {
+					f.Add(rec.Event, []byte(rec.Payload))
+				}
+				continue
+			}
+			parts := strings.Split(string(line), "\t")
 			name := ""
 			if len(parts) > 1 {
 				name = parts[len(parts)-2]
 			}
-			f.Add(name, []byte(payload))
+			f.Add(name, []byte(parts[len(parts)-1]))
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	. "paddock/internal/screendialog"
+	"paddock/internal/testkit/fuzzseed"
 )
 
 // checkScreen is the property every screen must keep, whatever it holds:
@@ -62,6 +63,13 @@ func recordedScreens(tb testing.TB) []string {
 func FuzzDetect(f *testing.F) {
 	for _, s := range recordedScreens(f) {
 		f.Add(s)
+	}
+	// Every agent's screens recorded with the real CLIs, Kimi's and Pi's
+	// included (fuzzseed says so when ../shared is not there).
+	for _, file := range fuzzseed.Files(f, func(rel string) bool {
+		return strings.HasPrefix(rel, "shared/fixtures/real/") && strings.Contains(rel, "/screens/") && strings.HasSuffix(rel, ".txt")
+	}) {
+		f.Add(string(file.Data))
 	}
 	f.Add("")
 	f.Add("\n\n\n")

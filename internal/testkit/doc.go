@@ -10,6 +10,8 @@
 //     OpenAI Responses and Chat Completions shapes);
 //   - fulldisk mounts a small tmpfs a test can fill and free (skips
 //     where mounting is not allowed; fails under TMPFS_REQUIRED=1);
+//   - fuzzseed gathers the fuzz targets' seeds from testdata/ and
+//     ../shared/fixtures, bounded and spread over every file;
 //   - sharedtest finds the recorded fixtures that live outside the
 //     repository, or skips (fails under SHARED_REQUIRED=1) when a clone
 //     has none.

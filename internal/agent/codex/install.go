@@ -62,6 +62,19 @@ func installTargets(e *hookinstall.Env, dir string, withMCP bool) []hookinstall.
 			Base: []byte{},
 			Mode: 0o600,
 			Edit: func(src []byte, _, install bool) (hookinstall.Edit, error) {
+				// One file, two edits, each on the other's result. An
+				// uninstall takes the MCP table out first: the blank line
+				// install put before it follows the notify line and must
+				// go with the table, or an emptied file keeps a newline.
+				if mcp != nil && !install {
+					m, err := mcp.edit(src, install)
+					if err != nil {
+						return m, err
+					}
+					res, err := notify.edit(m.Out, install)
+					res.Ours += m.Ours
+					return res, err
+				}
 				res, err := notify.edit(src, install)
 				if err != nil {
 					return res, err
@@ -72,7 +85,6 @@ func installTargets(e *hookinstall.Env, dir string, withMCP bool) []hookinstall.
 				if mcp == nil {
 					return res, nil
 				}
-				// One file, two edits: the MCP table's on the notify's result.
 				m, err := mcp.edit(res.Out, install)
 				if err != nil {
 					return m, err

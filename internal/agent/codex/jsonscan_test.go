@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"paddock/internal/testkit/fuzzseed"
 )
 
 func TestMembers(t *testing.T) {
@@ -85,6 +87,9 @@ func FuzzParseRecord(f *testing.F) {
 				f.Add([]byte(line), i == 0)
 			}
 		}
+	}
+	for _, l := range fuzzseed.Lines(fuzzseed.Files(f, fuzzseed.Of("codex", ".jsonl")), 12, 4<<10) {
+		f.Add(l, false)
 	}
 	f.Fuzz(func(t *testing.T, line []byte, first bool) {
 		r, err := parseRecord(line, first)

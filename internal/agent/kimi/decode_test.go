@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"paddock/internal/testkit/fuzzseed"
 )
 
 // The wire readers decode with jsonpeek instead of json.Unmarshal into
@@ -145,6 +147,9 @@ func TestDecodeMatchesUnmarshal(t *testing.T) {
 func FuzzDecodeRecord(f *testing.F) {
 	for _, c := range decodeCases {
 		f.Add([]byte(c))
+	}
+	for _, l := range fuzzseed.Lines(fuzzseed.Files(f, fuzzseed.Of("kimi", ".jsonl")), 12, 4<<10) {
+		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if len(line) > maxSlowTypeBytes {

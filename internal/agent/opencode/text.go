@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -53,10 +54,12 @@ func parseTime(v any) time.Time {
 }
 
 // fromUnix takes n as milliseconds, or as seconds when it is too small to
-// be milliseconds after 1973.
+// be milliseconds after 1973. A value no clock wrote (NaN, 1e400 read as
+// infinity, past the year 9999, which JSON cannot hold) is no time.
 func fromUnix(n float64) time.Time {
+	const maxMs = 253402300799999 // 9999-12-31T23:59:59.999Z
 	switch {
-	case n <= 0:
+	case math.IsNaN(n) || n <= 0 || n > maxMs:
 		return time.Time{}
 	case n < 1e11:
 		return time.UnixMilli(int64(n * 1000))

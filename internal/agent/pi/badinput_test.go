@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"paddock/internal/session"
+	"paddock/internal/testkit/fuzzseed"
 )
 
 // Bad input degrades per line and per file: a broken line is skipped, a
@@ -95,6 +96,9 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
+	}
+	for _, l := range fuzzseed.Lines(fuzzseed.Files(f, fuzzseed.Of("pi", ".jsonl")), 12, 4<<10) {
+		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = parseEntry(data)
