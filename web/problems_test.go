@@ -195,3 +195,36 @@ func TestProblemLines(t *testing.T) {
 		}
 	}
 }
+
+// A source that becomes unreadable while the board is open is named on
+// it at once, with no reload, and the line goes when it is read again.
+func TestProblemPushedToBoard(t *testing.T) {
+	r := newRig(t)
+	ts := r.tlsServer()
+	tok := r.pair()
+	board, _, err := dialWS(t, ts, "/ws?view=board", ts.URL, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer board.Close()
+	readUntil(t, board, `id="board"`)
+
+	loop := filepath.Join(r.claudeDir, "projects", "-work-loop")
+	if err := os.Symlink("-work-loop", loop); err != nil {
+		t.Fatal(err)
+	}
+	r.cat.Rescan(context.Background())
+	got := readUntil(t, board, `data-testid="scan-error"`)
+	if !strings.Contains(got, `id="board-meta"`) || !strings.Contains(got, "cannot be read: too many levels of symbolic links.") {
+		t.Errorf("pushed %q", got)
+	}
+
+	if err := os.Remove(loop); err != nil {
+		t.Fatal(err)
+	}
+	r.cat.Rescan(context.Background())
+	got = readUntil(t, board, `id="board-meta"`)
+	if strings.Contains(got, "scan-error") {
+		t.Errorf("the line stayed: %q", got)
+	}
+}
