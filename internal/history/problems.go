@@ -136,7 +136,9 @@ func StatHistory(path string, lst fs.FileInfo) (st fs.FileInfo, ok bool, err err
 // each with its reason, for the catalog to name on the board. A scan
 // calls Begin, Adds what it meets, and End: only then do its problems
 // replace the last scan's, so a scan cut short changes nothing. It is
-// safe for concurrent use.
+// safe for concurrent use; scans of one scanner come one at a time (the
+// catalog runs them so), and two that overlapped would only mix their
+// lists.
 type Problems struct {
 	mu   sync.Mutex
 	next map[string]string // the scan under way: source → reason
