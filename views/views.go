@@ -61,6 +61,9 @@ type Card struct {
 	// HandedOff names the agent this session's work was last handed
 	// off to ("" when never).
 	HandedOff string
+	// Error says why part or all of its history could not be read ("3
+	// lines could not be read"); "" when it was read whole.
+	Error string
 	// swap is the hx-swap-oob of a card sent alone over the websocket.
 	swap string
 }
@@ -81,7 +84,8 @@ type Board struct {
 	Pending []Approval
 	Memory  string // "5.1 GB of 16.0 GB in use"; "" before the first process check
 	CanHost bool   // paddock can start agents (tmux is available)
-	// Errors say which agents' histories could not be read just now.
+	// Errors name what of the agents' histories cannot be read or
+	// watched just now, one line each.
 	Errors []string
 	// Unsaved is why paddock cannot save what it is told (its disk is
 	// full, say): the board's banner; "" while it can.
@@ -179,6 +183,9 @@ type Session struct {
 	// it is not working).
 	Busy string
 	Note string // why paddock chose the state (a resume that reported nothing)
+	// HistoryError says that part or all of its history could not be
+	// read, and why ("" when it was read whole).
+	HistoryError string
 	// HandedOff says where this session's work was last handed off to
 	// ("" when never).
 	HandedOff string

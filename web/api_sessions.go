@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
@@ -41,6 +42,9 @@ type sessionJSON struct {
 	ParentKey   string     `json:"parent_key,omitempty"`
 	HistoryPath string     `json:"history_path,omitempty"`
 	URL         string     `json:"url"`
+	// Error says why part or all of its history could not be read ("3
+	// lines could not be read"); absent when it was read whole.
+	Error string `json:"error,omitempty"`
 
 	// From the live state (hooks, timers, process checks), when the
 	// session has a live card.
@@ -94,7 +98,7 @@ func toJSON(e board.Entry) sessionJSON {
 		Title: in.Title, TitleSource: in.TitleSource, FirstPrompt: in.FirstPrompt, LastPrompt: in.LastPrompt,
 		Created: timePtr(in.Created), Updated: timePtr(e.SortTime()), TimeSource: in.TimeSource, Model: in.Model,
 		Live: in.Live, PID: in.PID, Tmux: in.Tmux, State: state, WaitingFor: in.WaitingFor,
-		ParentKey: in.ParentKey, HistoryPath: in.Path, URL: sessionURL(in.Key()),
+		ParentKey: in.ParentKey, HistoryPath: in.Path, URL: sessionURL(in.Key()), Error: in.Error,
 	}
 	if c := e.Card; c != nil {
 		j.Live = !c.State.Over()
@@ -238,39 +242,71 @@ func (s *Server) apiMessages(c *echo.Context) error {
 		}
 		r, err := s.opts.Board.Recent(ctx, e, limit)
 		if err != nil {
-			return err
+			return historyFailed(ctx, e, err)
 		}
 		if r.Total >= 0 {
-			return c.JSON(http.StatusOK, pageJSON(r.Msgs, r.Total-len(r.Msgs), r.Total))
+			return c.JSON(http.StatusOK, withHistoryError(pageJSON(r.Msgs, r.Total-len(r.Msgs), r.Total), e))
 		}
-		return c.JSON(http.StatusOK, tailPageJSON(r.Msgs))
+		return c.JSON(http.StatusOK, withHistoryError(tailPageJSON(r.Msgs), e))
 	}
 	msgs, err := s.opts.Board.Messages(ctx, e)
 	if err != nil {
+		return historyFailed(ctx, e, err)
+	}
+	page, err := messagesPageJSON(c, msgs)
+	if err != nil {
 		return err
 	}
-	return messagesPage(c, msgs)
+	return c.JSON(http.StatusOK, withHistoryError(page, e))
+}
+
+// withHistoryError adds to a page of e's messages why part of its history
+// could not be read ("history_error"), when it could not.
+func withHistoryError(page map[string]any, e board.Entry) map[string]any {
+	if e.Info.Error != "" {
+		page["history_error"] = e.Info.Error
+	}
+	return page
+}
+
+// historyFailed is the answer when e's conversation could not be read
+// (err): why, when its history cannot be read, else err itself.
+func historyFailed(ctx context.Context, e board.Entry, err error) error {
+	if unreadable(ctx, e, err) == "" || e.Info.Error == "" {
+		return err
+	}
+	return &apiError{Status: http.StatusUnprocessableEntity, Code: "history_unreadable",
+		Msg: "This session's history cannot be read: " + e.Info.Error + ".", Err: err}
 }
 
 // messagesPage answers one page of msgs, oldest first: ?limit (default
 // 200) messages before the cursor ?before (default: the end).
 func messagesPage(c *echo.Context, msgs []session.Message) error {
-	limit, err := intParam(c, "limit", 200, 1, 1000)
+	page, err := messagesPageJSON(c, msgs)
 	if err != nil {
 		return err
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
+// messagesPageJSON is the page messagesPage answers.
+func messagesPageJSON(c *echo.Context, msgs []session.Message) (map[string]any, error) {
+	limit, err := intParam(c, "limit", 200, 1, 1000)
+	if err != nil {
+		return nil, err
 	}
 	to := len(msgs)
 	if v := c.QueryParam("before"); v != "" {
 		cur, ok := parseCursor(v)
 		if !ok {
-			return newError(http.StatusBadRequest, "bad_before", "before must be a cursor this API returned as next, or a message index (a whole number ≥ 0).")
+			return nil, newError(http.StatusBadRequest, "bad_before", "before must be a cursor this API returned as next, or a message index (a whole number ≥ 0).")
 		}
 		if to, ok = cur.resolve(msgs); !ok {
-			return errStaleCursor
+			return nil, errStaleCursor
 		}
 	}
 	from := max(to-limit, 0)
-	return c.JSON(http.StatusOK, pageJSON(msgs[from:to], from, len(msgs)))
+	return pageJSON(msgs[from:to], from, len(msgs)), nil
 }
 
 var errStaleCursor = newError(http.StatusConflict, "stale_cursor", "The message this cursor starts from is no longer in the conversation (it was rewound or replaced): read the newest page again, without before.")

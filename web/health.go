@@ -40,5 +40,8 @@ func (s *Server) apiHealth(c *echo.Context) error {
 			out["since"] = h.Since.UTC()
 		}
 	}
+	if probs := s.opts.Board.Problems(); len(probs) > 0 {
+		out["sources"] = sourcesJSON(probs) // warnings: paddock itself works
+	}
 	return c.JSON(http.StatusOK, out)
 }

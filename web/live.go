@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"paddock/internal/board"
-	"paddock/internal/catalog"
 	"paddock/internal/live"
 	"paddock/internal/session"
 )
@@ -22,9 +21,9 @@ type Board interface {
 	Messages(ctx context.Context, e board.Entry) ([]session.Message, error)
 	Recent(ctx context.Context, e board.Entry, n int) (board.Recent, error)
 	Subscribe() (<-chan board.Change, func())
-	// Errors lists the agents whose last history scan failed (their
-	// sessions are the last good list).
-	Errors() []catalog.RuntimeError
+	// Problems are the parts of the agents' histories that cannot be read
+	// or watched just now (board.Problems).
+	Problems() []session.SourceProblem
 	Machine() live.MachineMemory
 	// MarkRead clears a card's unread result: the user looked at it.
 	MarkRead(ctx context.Context, k session.Key) error

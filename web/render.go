@@ -171,6 +171,7 @@ func (s *Server) card(e board.Entry) views.Card {
 		UpdatedText: relTime(s.opts.Now(), e.SortTime()),
 		State:       class,
 		StateLabel:  label,
+		Error:       in.Error,
 	}
 	if t, ok := s.handedOffTo(in.Key()); ok {
 		v.HandedOff = s.opts.Agents.Label(t.Runtime)
@@ -293,9 +294,7 @@ func (s *Server) board(f views.BoardFilter, after string) (views.Board, error) {
 	}
 	b.CanHost = s.opts.Hosting != nil
 	b.Unsaved = s.storeProblem()
-	for _, e := range s.opts.Board.Errors() {
-		b.Errors = append(b.Errors, s.opts.Agents.Label(e.Runtime)+": its history could not be read ("+e.Message+"); showing what was read before.")
-	}
+	b.Errors = s.problemLines(s.opts.Board.Problems())
 	if m := s.opts.Board.Machine(); m.Total > 0 {
 		b.Memory = humanBytes(m.Used) + " of " + humanBytes(m.Total) + " in use"
 	}
@@ -460,6 +459,9 @@ func (s *Server) sessionView(ctx context.Context, e board.Entry, r board.Recent)
 		Model:        e.Info.Model,
 		Conversation: s.newestPage(e.Key(), r),
 		Total:        r.Total,
+	}
+	if e.Info.Error != "" {
+		v.HistoryError = "Part or all of this session's history could not be read (" + e.Info.Error + "); the conversation shows what could be read."
 	}
 	v.CanResume = v.Card.CanResume
 	// In every render of the head, the page's and the live updates'.

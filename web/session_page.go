@@ -45,12 +45,18 @@ func (s *Server) sessionPage(c *echo.Context) error {
 		return err
 	}
 	r, err := s.opts.Board.Recent(ctx, e, pageSize)
-	if err != nil {
+	unread := unreadable(ctx, e, err)
+	if err != nil && unread == "" {
 		return err
 	}
 	// A GET changes nothing: the page, once shown, says it was read
 	// (POST …/read, which a cross-site link cannot send).
 	v := s.sessionView(ctx, e, r)
+	if unread != "" {
+		// The page still opens, with what is known and why there is no
+		// conversation to show.
+		v.HistoryError = unread
+	}
 	v.MarkRead = e.Card != nil && e.Card.Attention == hookstate.AttentionUnread
 	if raw := c.QueryParam("at"); raw != "" {
 		// Opened at a message (a search hit, #m-N names it): the page

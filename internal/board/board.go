@@ -41,7 +41,9 @@ type History interface {
 	Messages(ctx context.Context, k session.Key) ([]session.Message, error)
 	RecentMessages(ctx context.Context, k session.Key, n int) ([]session.Message, int, error)
 	Subscribe() (<-chan catalog.Change, func())
-	Errors() []catalog.RuntimeError
+	// Problems are the parts of the agents' histories that cannot be read
+	// or watched just now (catalog.Problems).
+	Problems() []session.SourceProblem
 	Events(ctx context.Context, k session.Key) ([]session.Event, error)
 	EachEvent(ctx context.Context, k session.Key, fn func(session.Event) error) error
 	Delete(ctx context.Context, k session.Key) error
@@ -474,9 +476,12 @@ func (b *Board) SubagentConversation(ctx context.Context, k session.Key, agentID
 // Card is a session's live card, without reading its history.
 func (b *Board) Card(k session.Key) (live.Card, bool) { return b.live.Card(k) }
 
-// Errors lists the agents whose last history scan failed (their sessions
-// are the last good list).
-func (b *Board) Errors() []catalog.RuntimeError { return b.o.History.Errors() }
+// Problems are the parts of the agents' histories that cannot be read or
+// watched just now: an agent whose last scan failed (its sessions are the
+// last list read), a directory or database a scan could not read (its
+// sessions may be missing), a directory the file watcher cannot watch.
+// A change of them comes as a full Change.
+func (b *Board) Problems() []session.SourceProblem { return b.o.History.Problems() }
 
 // Machine is the machine's memory, as the live state last measured it.
 func (b *Board) Machine() live.MachineMemory { return b.live.Machine() }

@@ -46,7 +46,7 @@ func (h *fakeHistory) RecentMessages(context.Context, session.Key, int) ([]sessi
 func (h *fakeHistory) Subscribe() (<-chan catalog.Change, func()) {
 	return make(chan catalog.Change), func() {}
 }
-func (h *fakeHistory) Errors() []catalog.RuntimeError { return nil }
+func (h *fakeHistory) Problems() []session.SourceProblem { return nil }
 func (h *fakeHistory) Events(context.Context, session.Key) ([]session.Event, error) {
 	return nil, catalog.ErrUnsupported
 }

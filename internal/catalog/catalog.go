@@ -95,14 +95,21 @@ type Catalog struct {
 	// caller waiting for it can give up when its context ends.
 	scanSem chan struct{}
 	// lastErr is the last logged Scan error per runtime; touched only while
-	// holding scanSem, so it needs no other lock.
-	lastErr map[string]string
+	// holding scanSem, so it needs no other lock. So are failReason (why
+	// a runtime's last scan failed, in safe words) and reported (what its
+	// scanner's last good scan could not read).
+	lastErr    map[string]string
+	failReason map[string]string
+	reported   map[string][]session.SourceProblem
 
 	mu        sync.RWMutex
 	byRuntime map[string]map[string]session.Info // last good Scan result per runtime, by ID
 	sorted    []entry                            // all of byRuntime, newest first
 	all       []session.Info                     // sorted's infos, shared by All: replaced, never changed
 	errs      []RuntimeError                     // runtimes whose last scan failed
+	// scanProblems and watchProblems are what Problems returns: replaced,
+	// never changed.
+	scanProblems, watchProblems []session.SourceProblem
 
 	loaded     atomic.Bool
 	loadedCh   chan struct{}
@@ -156,6 +163,8 @@ func New(opts Options, scanners ...Scanner) *Catalog {
 		byName:     make(map[string]Scanner, len(scanners)),
 		scanSem:    make(chan struct{}, 1),
 		lastErr:    make(map[string]string),
+		failReason: make(map[string]string),
+		reported:   make(map[string][]session.SourceProblem),
 		byRuntime:  make(map[string]map[string]session.Info),
 		loadedCh:   make(chan struct{}),
 		completeCh: make(chan struct{}),

@@ -14,10 +14,11 @@ import (
 // scanResult is one runtime's answer to one rescan; skipped when the
 // sweep found nothing that could have changed it.
 type scanResult struct {
-	infos   []session.Info
-	err     error
-	skipped bool
-	mark    scanMark // what the scan began with, recorded once it is applied
+	infos    []session.Info
+	err      error
+	problems []session.SourceProblem // what the scan could not read (problemReporter)
+	skipped  bool
+	mark     scanMark // what the scan began with, recorded once it is applied
 	// missing: a session the runtime must keep (one running now) is not
 	// in infos yet — its agent has not written it, or wrote it where no
 	// watch reports it (see freshness).
@@ -79,9 +80,13 @@ func (c *Catalog) refresh(ctx context.Context, all bool, limit int) (scanned boo
 		}
 	}
 	errsChanged := c.logErrors(results)
+	if c.noteScanProblems(results) {
+		errsChanged = true
+	}
 	change := c.apply(results)
 	if errsChanged {
-		// The board shows which runtimes fail: it must re-read.
+		// The board shows which runtimes fail and what cannot be read:
+		// it must re-read.
 		change.Full = true
 	}
 	first := !c.Loaded()
@@ -140,6 +145,9 @@ func (c *Catalog) scanOne(ctx context.Context, s Scanner, limit int, keep []stri
 	}()
 	infos, err := s.Scan(ctx, limit, keep)
 	r = scanResult{infos: infos, err: err}
+	if pr, ok := s.(problemReporter); ok && err == nil {
+		r.problems = pr.Problems()
+	}
 	if len(keep) > 0 {
 		listed := make(map[string]bool, len(infos))
 		for _, in := range infos {

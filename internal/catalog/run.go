@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"paddock/internal/session"
 )
 
 // Run loads the catalog and keeps it current until ctx is done: the first
@@ -144,8 +146,12 @@ func (c *Catalog) Run(ctx context.Context) error {
 type watchSet struct {
 	c      *Catalog
 	w      *fsnotify.Watcher
-	failed map[string]string // dir → last Add error logged, so retries stay quiet
-	owners map[string][]int  // watched dir → the scanners (by index) that asked for it
+	failed map[string]watchFailure // dir → its last Add error, logged once, so retries stay quiet
+	owners map[string][]int        // watched dir → the scanners (by index) that asked for it
+	// unavailable: there is no watcher (it could not be made: err, or it
+	// stopped).
+	unavailable bool
+	err         error
 
 	// resolved caches each asked-for directory's real path (symlinks
 	// followed) for a minute: inotify keeps one watch per directory under
@@ -155,8 +161,15 @@ type watchSet struct {
 	resolvedAt time.Time
 }
 
+// watchFailure is a directory the watcher could not watch: the error,
+// and the scanners (by index) that asked for it.
+type watchFailure struct {
+	err    error
+	owners []int
+}
+
 func (c *Catalog) newWatchSet() *watchSet {
-	ws := &watchSet{c: c, failed: make(map[string]string)}
+	ws := &watchSet{c: c, failed: make(map[string]watchFailure)}
 	if c.opts.DisableWatch {
 		return ws
 	}
@@ -166,6 +179,7 @@ func (c *Catalog) newWatchSet() *watchSet {
 		// board current, only slower.
 		c.log.Warn("file watching unavailable; relying on the periodic sweep",
 			slog.Duration("sweep", c.opts.SweepInterval), slog.Any("err", err))
+		ws.unavailable, ws.err = true, err
 		return ws
 	}
 	ws.w = w
@@ -191,7 +205,28 @@ func (ws *watchSet) stop() {
 	ws.close()
 	ws.w = nil
 	ws.owners = nil
+	ws.unavailable, ws.err = true, nil
 	ws.c.fresh.watching(false, nil)
+	ws.publishProblems()
+}
+
+// publishProblems hands the catalog what cannot be watched, and tells
+// subscribers to re-read when that changed (the board names them).
+func (ws *watchSet) publishProblems() {
+	c := ws.c
+	var probs []session.SourceProblem
+	if ws.unavailable {
+		probs = append(probs, watchUnavailable(ws.err, c.opts.SweepInterval))
+	} else {
+		names := make([]string, len(c.scanners))
+		for i, s := range c.scanners {
+			names[i] = s.Runtime()
+		}
+		probs = watchProblems(ws.failed, names, c.opts.SweepInterval)
+	}
+	if c.setWatchProblems(probs) && c.Loaded() {
+		c.publish(Change{Full: true})
+	}
 }
 
 // realPath is dir with symlinks followed (dir itself when that fails: a
@@ -239,6 +274,7 @@ func (ws *watchSet) close() {
 func (ws *watchSet) sync(scanners []Scanner) (added bool) {
 	if ws.w == nil {
 		ws.c.fresh.watching(false, nil)
+		ws.publishProblems()
 		return false
 	}
 	if ws.resolved == nil || time.Since(ws.resolvedAt) >= time.Minute {
@@ -266,6 +302,7 @@ func (ws *watchSet) sync(scanners []Scanner) (added bool) {
 	defer func() {
 		ws.owners = owners
 		ws.c.fresh.watching(true, covered)
+		ws.publishProblems()
 	}()
 	have := make(map[string]bool)
 	for _, d := range ws.w.WatchList() {
@@ -280,18 +317,20 @@ func (ws *watchSet) sync(scanners []Scanner) (added bool) {
 			for _, i := range owners[d] {
 				covered[i] = false
 			}
-			if msg := err.Error(); ws.failed[d] != msg {
-				ws.failed[d] = msg
-				// A missing directory is normal (runtime not installed or
-				// not used yet); anything else, such as the inotify watch
-				// limit, is worth a warning.
+			// A missing directory is normal (runtime not installed or not
+			// used yet, or gone since it was asked for): no problem to
+			// name. Anything else, such as the inotify watch limit, is
+			// worth a warning and a line on the board.
+			missing := errors.Is(err, fs.ErrNotExist)
+			if old, seen := ws.failed[d]; !seen || old.err.Error() != err.Error() {
 				level := slog.LevelWarn
-				if errors.Is(err, fs.ErrNotExist) {
+				if missing {
 					level = slog.LevelDebug
 				}
 				log.Log(context.Background(), level, "cannot watch directory; the sweep covers it",
 					slog.String("dir", d), slog.Any("err", err))
 			}
+			ws.failed[d] = watchFailure{err: err, owners: owners[d]}
 			continue
 		}
 		delete(ws.failed, d)

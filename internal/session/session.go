@@ -69,6 +69,26 @@ type Info struct {
 	WaitingFor  string // what the agent waits for when State is "waiting"
 	ParentKey   string // "runtime:id" of a parent session (subagents, teams)
 	Path        string // the history file this entry was read from
+	// Error says why part or all of the session's history could not be
+	// read ("3 lines could not be read", "the file cannot be read:
+	// permission denied"); "" when it was read whole. It is written for
+	// the user: a few words, never the file's content or a Go error's
+	// text (which names paths and internals).
+	Error string
+}
+
+// SourceProblem is a part of an agent's history that could not be read
+// or watched: a directory that cannot be listed, a database that cannot
+// be copied or opened, a directory the file watcher cannot watch. The
+// sessions in it may be missing from the list, or stale.
+type SourceProblem struct {
+	Runtime string // the agent; set by the catalog
+	// Source is the directory or file at fault; "" for the agent's
+	// history as a whole.
+	Source string
+	// Reason completes a sentence about Source ("cannot be read:
+	// permission denied"), in the same safe words as Info.Error.
+	Reason string
 }
 
 // Key returns the session's cross-runtime key.

@@ -89,9 +89,10 @@ func TestBadInput(t *testing.T) {
 			messages: []string{"caf\uFFFD \uFFFD ok", "lone \uFFFD surrogate"},
 		},
 		{
+			// A last line without a newline may be a record Claude is
+			// still writing: not counted as bad (TestHistoryErrors).
 			name:     "truncated last line",
 			content:  user("u1", "", "hello", 0) + "\n" + answer("a1", "u1", "hi there", 1) + "\n" + `{"type":"user","uuid":"u2","message":{"content":"cut of`,
-			bad:      1,
 			title:    "hello",
 			prompts:  1,
 			messages: []string{"hello", "hi there"},
@@ -177,7 +178,7 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("conversation %q, want %q", got, tt.messages)
 			}
 			wantLogs := 0
-			if tt.bad > 0 {
+			if tt.bad > 0 || tt.name == "truncated last line" { // Conversation reads all and logs it
 				wantLogs = 1 // once per path, not once per scan
 			}
 			if n := logs.count(path); n != wantLogs {

@@ -3,6 +3,7 @@ package claude
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +17,9 @@ import (
 type candidate struct {
 	id, path string
 	sig      history.Sig
+	// unreadable: why the transcript cannot be read at all (a pipe, a
+	// link that cannot be followed); nil for a regular file.
+	unreadable error
 }
 
 // candidates stats every projects/*/*.jsonl — the top level of each project
@@ -49,6 +53,10 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 func (s *Scanner) project(dir string) []candidate {
 	f, err := os.Open(dir)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) { // removed since the listing: no news
+			s.problems.Error(dir, "cannot open Claude project directory", "err", err)
+			s.sources.Add(dir, "cannot be read: "+history.Reason(err))
+		}
 		return nil
 	}
 	defer f.Close()
@@ -58,6 +66,7 @@ func (s *Scanner) project(dir string) []candidate {
 	if err != nil && len(names) == 0 {
 		if st, serr := f.Stat(); serr == nil && st.IsDir() {
 			s.problems.Error(dir, "cannot list Claude project directory", "err", err)
+			s.sources.Add(dir, "cannot be read: "+history.Reason(err))
 		}
 		return nil // a symlink to a file is no project
 	}
@@ -70,18 +79,16 @@ func (s *Scanner) project(dir string) []candidate {
 		// Plain concatenation: filepath.Join's Clean costs more than the
 		// lstat itself at 10,000 files, and both parts are clean already.
 		path := dir + string(filepath.Separator) + name
-		st, err := os.Lstat(path)
-		if err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			st, err = os.Stat(path)
-		}
-		if err != nil {
-			s.problems.Error(path, "cannot stat Claude transcript", "err", err)
+		// Gone since the listing, or a directory: nothing to list. A pipe
+		// or a link that cannot be followed is listed, unreadable.
+		st, ok, bad := history.StatHistory(path, nil)
+		if !ok {
+			if bad != nil {
+				s.problems.Error(path, "cannot stat Claude transcript", "err", bad)
+			}
 			continue
 		}
-		if !st.Mode().IsRegular() {
-			continue // a directory or device named *.jsonl
-		}
-		out = append(out, candidate{id: id, path: path, sig: history.SigOf(st)})
+		out = append(out, candidate{id: id, path: path, sig: history.SigOf(st), unreadable: bad})
 	}
 	return out
 }

@@ -65,6 +65,7 @@ type Scanner struct {
 
 	cache    history.SummaryCache[history.Sig, *summary] // by transcript path
 	problems *history.OnceLog                            // problems already logged, by path
+	sources  history.Problems                            // directories the last scan could not read
 }
 
 // New returns a Scanner over opts.Dir.
@@ -110,6 +111,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	if s.dir == "" {
 		return nil, nil
 	}
+	s.sources.Begin()
 	cands, err := s.candidates(ctx)
 	if err != nil {
 		return nil, err
@@ -132,6 +134,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	}
 	p.addKept(cands, keep)
 	s.prune(p.used)
+	s.sources.End()
 
 	slices.SortStableFunc(p.out, func(a, b session.Info) int {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
@@ -141,6 +144,10 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	})
 	return p.out, nil
 }
+
+// Problems are the directories the last Scan could not read: their
+// sessions may be missing from its list.
+func (s *Scanner) Problems() []session.SourceProblem { return s.sources.Last() }
 
 // pass is the state of one Scan.
 type pass struct {
@@ -271,16 +278,26 @@ func (s *Scanner) WatchDirs() []string {
 	return dirs
 }
 
-// summary returns the cached summary of c, reading the file when it changed.
+// summary returns the cached summary of c, reading the file when it
+// changed. A transcript that cannot be read is listed as such and not
+// cached: a permission put right shows at the next scan, whose stat says
+// nothing changed.
 func (s *Scanner) summary(c candidate) *summary {
+	if c.unreadable != nil {
+		s.problems.Error(c.path, "cannot read Claude transcript", "err", c.unreadable)
+		return unreadable(c.unreadable)
+	}
 	if sum, ok := s.cache.Get(c.path, c.sig); ok {
 		return sum
 	}
 	sum, err := readSummary(c.path, c.sig.Size)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &summary{} // removed since the stat: gone, not broken
+	case err != nil:
 		s.problems.Error(c.path, "cannot read Claude transcript", "err", err)
-		sum = &summary{}
-	} else if sum.readErr != nil || sum.badLines > 0 {
+		return unreadable(err)
+	case sum.readErr != nil || sum.badLines > 0:
 		s.problems.Error(c.path, "Claude transcript partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
@@ -316,6 +333,7 @@ func (s *Scanner) info(c candidate, sum *summary, pids map[string][]pidFile) ses
 		TimeSource:  source,
 		Model:       sum.model,
 		Path:        c.path,
+		Error:       sum.problem,
 	}
 	if p, ok := liveFor(pids[c.id]); ok {
 		info.Live = true

@@ -105,6 +105,15 @@ func TestScanFixtures(t *testing.T) {
 
 	for _, info := range infos {
 		checkInfo(t, info)
+		// Real recordings read whole; edge_cases.jsonl holds three lines
+		// that are JSON but no record ("massive error", 42, [1]).
+		want := ""
+		if info.ID == "edge_cases" {
+			want = "3 lines could not be read"
+		}
+		if info.Error != want {
+			t.Errorf("%s: Error %q, want %q", info.ID, info.Error, want)
+		}
 	}
 	if !slices.IsSortedFunc(infos, func(a, b session.Info) int { return b.Updated.Compare(a.Updated) }) {
 		t.Error("sessions not sorted newest effective time first")

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -31,6 +32,16 @@ type summary struct {
 	created, lastEvent      time.Time
 	badLines                int
 	readErr                 error // reading stopped early; the summary has what was read
+	// problem is the session's Error: why part or all of the transcript
+	// could not be read ("" when it was read whole).
+	problem string
+}
+
+// unreadable is the summary of a transcript that cannot be read at all:
+// still listed, so the user learns of it, with what its name and stat
+// say.
+func unreadable(err error) *summary {
+	return &summary{listable: true, problem: history.Unreadable(err)}
 }
 
 // readSummary reads the head (≤ headLines lines) and the tail (≤ tailBytes)
@@ -64,7 +75,7 @@ func (b *summaryBuilder) readHead(r io.Reader) (end int64, more bool) {
 			}
 			return head.Offset(), false
 		}
-		b.line(line)
+		b.next(head, line)
 	}
 	return head.Offset(), true
 }
@@ -93,7 +104,7 @@ func (b *summaryBuilder) readTail(f io.ReaderAt, headEnd, size int64) {
 			return
 		}
 		if !(first && partial) {
-			b.line(line)
+			b.next(tail, line)
 		}
 	}
 }
@@ -112,12 +123,32 @@ type summaryBuilder struct {
 	summaries           []summaryRecord
 	uuids               map[string]bool
 	readErr             error
+
+	records int // lines parsed
+	// unended: the last line read had no newline and did not parse —
+	// a record Claude may still be writing, not counted as bad unless
+	// no line parsed.
+	unended bool
 }
 
 type summaryRecord struct{ leaf, text string }
 
+// blank: a line of white space only, which holds no record and is no
+// broken one.
+func blank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
+
+// next folds one line of r's.
+func (b *summaryBuilder) next(r *history.LineReader, line []byte) {
+	if !r.Ended() {
+		b.lastLine(line)
+		return
+	}
+	b.line(line)
+}
+
+// line folds one line that ended in a newline.
 func (b *summaryBuilder) line(line []byte) {
-	if len(line) == 0 {
+	if blank(line) {
 		return
 	}
 	r, err := parseLine(line)
@@ -125,6 +156,21 @@ func (b *summaryBuilder) line(line []byte) {
 		b.s.badLines++
 		return
 	}
+	b.records++
+	b.record(&r)
+}
+
+// lastLine folds the file's last line, which has no newline yet.
+func (b *summaryBuilder) lastLine(line []byte) {
+	if blank(line) {
+		return
+	}
+	r, err := parseLine(line)
+	if err != nil {
+		b.unended = true
+		return
+	}
+	b.records++
 	b.record(&r)
 }
 
@@ -222,7 +268,14 @@ func (b *summaryBuilder) aiTitle(t string) {
 func (b *summaryBuilder) finish() *summary {
 	s := b.s
 	s.readErr = b.readErr
-	s.listable = !b.internal && (s.prompts > 0 || b.answered)
+	if b.unended && b.records == 0 {
+		s.badLines++ // nothing parsed: not a record being written, a broken file
+	}
+	s.problem = history.PartlyRead(s.badLines, b.records, "line", s.readErr)
+	// A transcript with lines that could not be read is listed even with
+	// nothing to show, so the user learns of it (unless what was read
+	// says it is a subagent's or a teammate's).
+	s.listable = !b.internal && (s.prompts > 0 || b.answered || s.problem != "")
 	s.title, s.titleSource = b.title()
 	return &s
 }

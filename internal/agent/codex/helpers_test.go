@@ -121,6 +121,9 @@ func checkInfo(t testing.TB, i session.Info) {
 	if i.Live != (i.PID > 0) {
 		t.Errorf("%s: live %v with pid %d", i.ID, i.Live, i.PID)
 	}
+	if i.Error != "" { // recordings and well-formed rollouts read whole
+		t.Errorf("%s: Error %q", i.ID, i.Error)
+	}
 }
 
 // checkMessages asserts the preview rules on a conversation: roles only user

@@ -3,6 +3,7 @@ package codex
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,6 +28,9 @@ const (
 type candidate struct {
 	id, path string
 	sig      history.Sig
+	// unreadable: why the rollout cannot be read at all (a pipe, a link
+	// that cannot be followed); nil for a regular file.
+	unreadable error
 }
 
 func (c candidate) mtime() time.Time { return c.sig.Mtime() }
@@ -144,12 +148,17 @@ func appendDirs(dirs []string, dir string, depth int) []string {
 func (s *Scanner) statDir(dir string) []candidate {
 	f, err := os.Open(dir)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) { // removed since the listing: no news
+			s.problems.Error(dir, "cannot open Codex sessions directory", "err", err)
+			s.sources.Add(dir, "cannot be read: "+history.Reason(err))
+		}
 		return nil
 	}
 	defer f.Close()
 	names, err := f.Readdirnames(-1)
 	if err != nil && len(names) == 0 {
 		s.problems.Error(dir, "cannot list Codex sessions directory", "err", err)
+		s.sources.Add(dir, "cannot be read: "+history.Reason(err))
 		return nil
 	}
 	// Stat relative to the open directory: the kernel resolves one name
@@ -168,14 +177,17 @@ func (s *Scanner) statDir(dir string) []candidate {
 		// Plain concatenation: both parts are clean, and filepath.Join's
 		// Clean costs more than the stat at 10,000 files.
 		path := dir + string(filepath.Separator) + name
-		st, err := root.Lstat(name)
-		if err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			st, err = os.Stat(path)
+		lst, err := root.Lstat(name)
+		if err != nil {
+			continue // removed meanwhile
 		}
-		if err != nil || !st.Mode().IsRegular() {
-			continue // removed meanwhile, a dangling link, a directory
+		// A dangling link or a directory is nothing to list; a pipe or
+		// a link that cannot be followed is listed, unreadable.
+		st, ok, bad := history.StatHistory(path, lst)
+		if !ok {
+			continue
 		}
-		out = append(out, candidate{id: id, path: path, sig: history.SigOf(st)})
+		out = append(out, candidate{id: id, path: path, sig: history.SigOf(st), unreadable: bad})
 	}
 	return out
 }

@@ -102,6 +102,7 @@ type Scanner struct {
 	mu       sync.Mutex
 	last     *rollouts        // the last scan's stat pass (less what Delete removed)
 	problems *history.OnceLog // problems logged, by path
+	sources  history.Problems // what the last scan could not read: directories, the index, the state database
 
 	cache history.SummaryCache[history.Sig, *summary] // by rollout path
 }
@@ -165,11 +166,12 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	if s.dir == "" {
 		return nil, nil
 	}
+	s.sources.Begin()
 	cands, err := s.candidates(ctx)
 	if err != nil {
 		return nil, err
 	}
-	src, err := s.sources(ctx)
+	src, err := s.titleSources(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -214,8 +216,14 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	s.last = byID
 	s.mu.Unlock()
 	s.prune(p.used)
+	s.sources.End()
 	return p.out, nil
 }
+
+// Problems are what the last Scan could not read: directories of
+// rollouts (their sessions may be missing), the session index or the
+// state database (titles may be stale).
+func (s *Scanner) Problems() []session.SourceProblem { return s.sources.Last() }
 
 // pass is the state of one Scan.
 type pass struct {
@@ -284,7 +292,9 @@ func dirExists(path string) bool {
 // subagent thread, or a thread with nothing in it whose process is gone.
 func (s *Scanner) info(c candidate, sum *summary, src sources, state *stateLookup, live liveSet) (session.Info, bool, error) {
 	b, isLive := live.threads[c.id]
-	if sum.subagent || !sum.hasConversation() && !isLive {
+	// A rollout with nothing readable in it is listed when it could not
+	// be read, so the user learns of it.
+	if sum.subagent || !sum.hasConversation() && !isLive && sum.problem == "" {
 		return session.Info{}, false, nil
 	}
 	st, err := state.thread(c.id)
@@ -305,6 +315,7 @@ func (s *Scanner) info(c candidate, sum *summary, src sources, state *stateLooku
 		TimeSource:  timeSource,
 		Model:       cmp.Or(sum.model, st.model),
 		Path:        c.path,
+		Error:       sum.problem,
 	}
 	info.Title, info.TitleSource = title(sum, src.names[c.id], st)
 	if isLive {
@@ -330,7 +341,7 @@ func title(sum *summary, indexName string, st thread) (string, string) {
 			return t, c.source
 		}
 	}
-	if !sum.hasConversation() {
+	if !sum.hasConversation() && sum.problem == "" {
 		return newSessionTitle, ""
 	}
 	return "", ""
@@ -360,7 +371,7 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 	if s.dir == "" || !validID(id) {
 		return session.Info{}, session.ErrNotFound
 	}
-	src, err := s.sources(ctx)
+	src, err := s.titleSources(ctx)
 	if err != nil {
 		return session.Info{}, err
 	}
@@ -456,10 +467,11 @@ func (s *Scanner) bindings(ctx context.Context) liveSet {
 	return bindProcesses(procs, s.openFiles, s.cmdline, under(s.dir))
 }
 
-// sources reads session_index.jsonl again when its signature changed
-// (keeping its last good content when it cannot be read) and stats the
-// state database; that is read lazily, per thread (stateLookup).
-func (s *Scanner) sources(ctx context.Context) (sources, error) {
+// titleSources reads session_index.jsonl again when its signature
+// changed (keeping its last good content when it cannot be read) and
+// stats the state database; that is read lazily, per thread
+// (stateLookup).
+func (s *Scanner) titleSources(ctx context.Context) (sources, error) {
 	if err := ctx.Err(); err != nil {
 		return sources{}, err
 	}
@@ -472,6 +484,9 @@ func (s *Scanner) sources(ctx context.Context) (sources, error) {
 		names, err := readIndex(indexPath, src.sig[0].Size)
 		if err != nil {
 			s.problems.Error(indexPath, "cannot read Codex session index", "err", err)
+			if !errors.Is(err, fs.ErrNotExist) {
+				s.sources.Add(indexPath, "cannot be read: "+history.Reason(err)+"; session names may be stale")
+			}
 		} else {
 			s.index = indexCache{sig: src.sig[0], read: true, names: names}
 		}
@@ -547,20 +562,30 @@ func (l *stateLookup) close() {
 	}
 	if l.failed != nil {
 		l.s.problems.Error(l.path, "cannot read Codex state database; keeping its last good titles", "err", l.failed)
+		l.s.sources.Add(l.path, "cannot be read: "+history.Reason(l.failed)+"; session names may be stale")
 	}
 }
 
 // summary returns the summary of c, reading the file only when it changed.
 func (s *Scanner) summary(c candidate) *summary {
+	if c.unreadable != nil {
+		s.problems.Error(c.path, "cannot read Codex rollout", "err", c.unreadable)
+		return unreadable(c.unreadable)
+	}
 	if sum, ok := s.cache.Get(c.path, c.sig); ok {
 		return sum
 	}
 	s.parsed.Add(1)
 	sum, err := readSummary(c.path, c.sig.Size)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &summary{} // removed since the stat: gone, not broken
+	case err != nil:
+		// Not cached: a permission put right shows at the next scan,
+		// whose stat says nothing changed.
 		s.problems.Error(c.path, "cannot read Codex rollout", "err", err)
-		sum = &summary{}
-	} else if sum.readErr != nil || sum.badLines > 0 {
+		return unreadable(err)
+	case sum.readErr != nil || sum.badLines > 0:
 		s.problems.Error(c.path, "Codex rollout partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}

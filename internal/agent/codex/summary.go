@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -35,7 +36,15 @@ type summary struct {
 	created, lastEvent      time.Time
 	badLines                int
 	readErr                 error // reading stopped early; the summary has what was read
+	// problem is the session's Error: why part or all of the rollout
+	// could not be read ("" when it was read whole).
+	problem string
 }
+
+// unreadable is the summary of a rollout that cannot be read at all:
+// still listed, so the user learns of it, with what its name and stat
+// say.
+func unreadable(err error) *summary { return &summary{problem: history.Unreadable(err)} }
 
 // hasConversation: a prompt or an answer was seen. A rollout without
 // either is a session nobody has used yet.
@@ -66,6 +75,11 @@ type summaryBuilder struct {
 	envCwd  string
 	turnCwd string
 	dedup   dedup
+	records int // lines parsed
+	// unended: the last line read had no newline and did not parse — a
+	// record Codex may still be writing, not counted as bad unless no
+	// line parsed.
+	unended bool
 }
 
 // head reads the first lines; it returns where it stopped and whether the
@@ -83,7 +97,7 @@ func (b *summaryBuilder) head(r io.Reader) (end int64, more bool) {
 			}
 			return ls.Offset(), false
 		}
-		b.line(line)
+		b.next(ls, line)
 	}
 }
 
@@ -111,23 +125,29 @@ func (b *summaryBuilder) tail(f io.ReaderAt, headEnd, size int64) {
 			return
 		}
 		if !drop {
-			b.line(line)
+			b.next(ls, line)
 		}
 	}
 }
 
-func (b *summaryBuilder) line(line []byte) {
+// next folds one line of r's: a line without a newline is the file's
+// last, which Codex may still be writing.
+func (b *summaryBuilder) next(r *history.LineReader, line []byte) {
 	first := b.first
 	b.first = false
-	if len(line) == 0 {
+	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	r, err := parseRecord(line, first)
-	if err != nil {
+	rec, err := parseRecord(line, first)
+	switch {
+	case err != nil && r.Ended():
 		b.s.badLines++
-		return
+	case err != nil:
+		b.unended = true
+	default:
+		b.records++
+		b.record(&rec)
 	}
-	b.record(&r)
 }
 
 func (b *summaryBuilder) record(r *record) {
@@ -176,6 +196,10 @@ func (b *summaryBuilder) finish() *summary {
 	if s.created.IsZero() {
 		s.created = s.lastEvent
 	}
+	if b.unended && b.records == 0 {
+		s.badLines++ // nothing parsed: not a record being written, a broken file
+	}
+	s.problem = history.PartlyRead(s.badLines, b.records, "line", s.readErr)
 	return &s
 }
 

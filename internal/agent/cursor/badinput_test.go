@@ -11,7 +11,8 @@ import (
 )
 
 // Bad input degrades per file: a broken meta.json or prompt history loses
-// only what it would have said, never the scan. SYNTHETIC
+// only what it would have said, never the scan, and a file that is no
+// JSON is the chat's Error (JSON of another shape is not). SYNTHETIC
 // files.
 func TestBadInput(t *testing.T) {
 	root, proj := t.TempDir(), t.TempDir()
@@ -20,14 +21,15 @@ func TestBadInput(t *testing.T) {
 		meta    string
 		history string
 		listed  bool
+		err     string
 	}{
-		{id: "truncated-meta", meta: `{"title": "half`, listed: false},                   // nothing readable, no store
+		{id: "truncated-meta", meta: `{"title": "half`, listed: true, err: "its meta.json is not valid JSON"},
 		{id: "array-meta", meta: `[1,2,3]`, history: `["still a prompt"]`, listed: true}, // prompts still list it
 		{id: "huge-title", meta: `{"title": "` + string(make([]byte, 0)) + longText(5000) + `", "cwd": "` + proj + `"}`, listed: true},
-		{id: "binary-meta", meta: "\x00\x01\x02", listed: false},
+		{id: "binary-meta", meta: "\x00\x01\x02", listed: true, err: "its meta.json is not valid JSON"},
 		{id: "history-object", meta: `{"cwd": "` + proj + `"}`, history: `{"entries": [{"display": "typed"}, 5, null, {"text": ""}]}`, listed: true},
 		{id: "history-garbage", meta: `{"cwd": "` + proj + `"}`, history: `{"not": "a list"}`, listed: true},
-		{id: "history-broken", meta: `{"cwd": "` + proj + `"}`, history: `["a", `, listed: true},
+		{id: "history-broken", meta: `{"cwd": "` + proj + `"}`, history: `["a", `, listed: true, err: "its prompt_history.json is not valid JSON"},
 		{id: "relative-cwd", meta: `{"cwd": "relative/dir", "title": "Rel"}`, listed: true},
 		{id: "bad-times", meta: `{"createdAtMs": -5, "updatedAtMs": 1e300, "title": "T"}`, listed: true},
 		{id: "seconds-time", meta: `{"createdAtMs": 1781256145, "updatedAtMs": "2026-06-12T10:02:25Z", "title": "S"}`, listed: true},
@@ -49,6 +51,9 @@ func TestBadInput(t *testing.T) {
 		}
 		if ok {
 			checkInfo(t, info)
+		}
+		if info.Error != b.err {
+			t.Errorf("%s: Error %q, want %q", b.id, info.Error, b.err)
 		}
 	}
 	if got["array-meta"].FirstPrompt != "still a prompt" || got["history-object"].FirstPrompt != "typed" {

@@ -3,11 +3,13 @@ package cursor
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"paddock/internal/history"
@@ -23,6 +25,19 @@ type fileStat struct {
 
 func statOf(st fs.FileInfo) fileStat {
 	return fileStat{ok: true, Sig: history.SigOf(st)}
+}
+
+// statSide stats one of a chat's files: like statFile, and for one that
+// is there but cannot be read (a pipe, a link loop), why.
+func statSide(path string) (fileStat, error) {
+	st, ok, err := history.StatHistory(path, nil)
+	switch {
+	case !ok:
+		return fileStat{}, nil
+	case err != nil:
+		return fileStat{Sig: history.SigOf(st)}, err // not ok: never opened
+	}
+	return statOf(st), nil
 }
 
 // statFile stats a regular file (following a symlink); a missing or
@@ -45,6 +60,11 @@ type chat struct {
 	transcript       string   // for a transcript-only session: the transcript file
 	transcriptStat   fileStat
 	transcriptProjID string // its projects/<dir> name
+	// badFile names a file of the chat that is there but cannot be read
+	// (a pipe, a link loop: never opened), and badErr says why; for a
+	// transcript-only session it is the transcript.
+	badFile string
+	badErr  error
 }
 
 func (c *chat) storePath() string { return filepath.Join(c.dir, "store.db") }
@@ -112,6 +132,10 @@ func (s *Scanner) workspace(root, ws string) (chats []*chat, listed bool) {
 	dir := root + string(filepath.Separator) + ws
 	ids, err := readDirNames(dir)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			s.problems.Error(dir, "cannot list Cursor workspace folder", "err", err)
+			s.sources.Add(dir, "cannot be read: "+history.Reason(err))
+		}
 		return nil, false
 	}
 	var out []*chat
@@ -130,19 +154,25 @@ func (s *Scanner) workspace(root, ws string) (chats []*chat, listed bool) {
 // statChat stats the files of one chat folder; nil when it holds none.
 func statChat(dir, ws, id string) *chat {
 	sep := string(filepath.Separator)
-	c := &chat{
-		id: id, ws: ws, dir: dir,
-		meta:    statFile(dir + sep + "meta.json"),
-		history: statFile(dir + sep + "prompt_history.json"),
-		store:   statFile(dir + sep + "store.db"),
+	c := &chat{id: id, ws: ws, dir: dir}
+	var bad fileStat
+	for _, f := range []struct {
+		name string
+		st   *fileStat
+	}{{"meta.json", &c.meta}, {"prompt_history.json", &c.history}, {"store.db", &c.store}} {
+		st, err := statSide(dir + sep + f.name)
+		if err != nil && c.badFile == "" {
+			c.badFile, c.badErr, bad = f.name, err, st
+		}
+		*f.st = st
 	}
-	if !c.meta.ok && !c.history.ok && !c.store.ok {
+	if !c.meta.ok && !c.history.ok && !c.store.ok && c.badFile == "" {
 		return nil
 	}
 	if c.store.ok {
 		c.wal = statFile(dir + sep + "store.db-wal")
 	}
-	for _, f := range []fileStat{c.meta, c.history, c.store, c.wal} {
+	for _, f := range []fileStat{c.meta, c.history, c.store, c.wal, bad} {
 		c.activityNs = max(c.activityNs, f.MtimeNs)
 	}
 	return c

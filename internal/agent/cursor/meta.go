@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -34,6 +35,35 @@ type summary struct {
 	firstPrompt string
 	lastPrompt  string
 	prompts     int
+	// problem is the chat's Error: why part or all of its files could
+	// not be read ("" when they were read whole).
+	problem string
+	// retry: a file could not be opened, which a permission put right
+	// changes without changing any stat; such a summary is not cached.
+	retry bool
+}
+
+// addProblem adds one more reason to the summary's problem.
+func (s *summary) addProblem(p string) {
+	if p != "" {
+		s.problem = strings.TrimPrefix(s.problem+"; "+p, "; ")
+	}
+}
+
+// fileProblem says why the chat file name could not be read; open is
+// set when it could not even be opened. JSON of another shape than
+// paddock expects is no problem to show: the files' schemas come from
+// third parties and may change.
+func fileProblem(name string, err error) (p string, open bool) {
+	var syntax *json.SyntaxError
+	var path *fs.PathError
+	switch {
+	case errors.As(err, &syntax):
+		return "its " + name + " is not valid JSON", false
+	case errors.As(err, &path):
+		return "its " + name + " cannot be read: " + history.Reason(err), true
+	}
+	return "", false
 }
 
 // metaFile is the part of a chat's meta.json paddock uses, as third-party

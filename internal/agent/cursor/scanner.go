@@ -92,7 +92,12 @@ type Scanner struct {
 	parents  map[string]parentEntry // by store.db path
 	wsCwd    map[string]string      // workspace folder (md5 of cwd) → cwd
 	problems *history.OnceLog       // problems logged, by path
-	watch    []string               // the last Scan's WatchDirs
+	sources  history.Problems       // what the last scan could not read: folders, chats' stores
+	// storeErrs are the store.db files a conversation could not be read
+	// from, by path, with the stats they had then: until they change,
+	// their chats are listed with the reason.
+	storeErrs map[string]storeErr
+	watch     []string // the last Scan's WatchDirs
 
 	// summaries are by chat folder or transcript path, at the stats of
 	// meta.json, prompt_history.json and the transcript.
@@ -127,6 +132,7 @@ func New(opts Options) *Scanner {
 		snapshots:   cmp.Or(opts.Snapshots, history.NewSnapshots(history.SnapshotOptions{})),
 		parents:     make(map[string]parentEntry),
 		wsCwd:       make(map[string]string),
+		storeErrs:   make(map[string]storeErr),
 		problems:    history.NewOnceLog(log.With("runtime", runtimeName)),
 	}
 }
@@ -154,6 +160,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	s.scanMu.Lock()
 	defer s.scanMu.Unlock()
 
+	s.sources.Begin()
 	chats, listed, err := s.chats(ctx)
 	if err != nil {
 		return nil, err
@@ -233,7 +240,48 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	s.mu.Lock()
 	s.watch = watch
 	s.mu.Unlock()
+	s.sources.End()
 	return p.out, nil
+}
+
+// Problems are what the last Scan could not read: workspace folders
+// (their chats may be missing) and the stores of listed chats whose
+// conversations could not be read.
+func (s *Scanner) Problems() []session.SourceProblem { return s.sources.Last() }
+
+// storeErr is a store.db a conversation could not be read from: the
+// stats of it and its -wal then, and why.
+type storeErr struct {
+	store, wal fileStat
+	reason     string
+}
+
+// noteStore records whether c's store.db could be read (err nil): a
+// failure names the chat's Error and the store as a source problem until
+// the store changes.
+func (s *Scanner) noteStore(c *chat, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil {
+		delete(s.storeErrs, c.storePath())
+		return
+	}
+	s.storeErrs[c.storePath()] = storeErr{store: c.store, wal: c.wal, reason: history.Reason(err)}
+}
+
+// storeProblem is why c's store.db cannot be read, as the last read of
+// it at its current stats found ("" when none failed).
+func (s *Scanner) storeProblem(c *chat) string {
+	if !c.store.ok {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.storeErrs[c.storePath()]
+	if !ok || e.store != c.store || e.wal != c.wal {
+		return ""
+	}
+	return e.reason
 }
 
 // pass is the state of one Scan.
@@ -277,6 +325,9 @@ func (p *pass) add(c *chat) {
 	if live {
 		info.Live, info.PID = true, pid
 	}
+	if r := p.s.storeProblem(c); r != "" {
+		p.s.sources.Add(c.storePath(), "cannot be read: "+r)
+	}
 	p.out = append(p.out, info)
 }
 
@@ -318,6 +369,8 @@ func (s *Scanner) listable(c *chat, sum *summary, cwd string, live, pinned bool,
 	switch {
 	case sum.subagent, sum.empty:
 		return false
+	case sum.problem != "" || s.storeProblem(c) != "":
+		// Listed so that the user learns of it.
 	case c.transcript != "" && sum.prompts == 0:
 		return false // no prompt: nothing to show
 	case c.transcript == "" && !sum.hasMeta && sum.prompts == 0 && !c.store.ok:
@@ -389,26 +442,44 @@ func (s *Scanner) summary(ctx context.Context, c *chat) *summary {
 	}
 	s.parses.Add(1)
 	sum := &summary{}
-	if c.transcript != "" {
+	switch {
+	case c.transcript != "" && c.badErr != nil:
+		s.problems.Error(c.transcript, "cannot read Cursor transcript", "err", c.badErr)
+		sum.problem = history.Unreadable(c.badErr)
+		sum.cwd = resolveProjectDir(c.transcriptProjID, isDir)
+	case c.transcript != "":
 		t, err := transcriptSummary(ctx, c.transcript, c.transcriptStat.Size)
-		if err != nil {
-			if ctx.Err() != nil {
-				return sum // not cached: a cancelled read is no answer
-			}
-			s.problems.Error(c.transcript, "cannot read Cursor transcript", "err", err)
-		} else {
+		switch {
+		case err == nil:
 			sum = t
+		case ctx.Err() != nil:
+			return sum // not cached: a cancelled read is no answer
+		case errors.Is(err, fs.ErrNotExist):
+			// Removed since the stat: gone, not broken.
+		default:
+			s.problems.Error(c.transcript, "cannot read Cursor transcript", "err", err)
+			sum.problem, sum.retry = history.Unreadable(err), true
 		}
 		sum.cwd = resolveProjectDir(c.transcriptProjID, isDir)
-	} else {
+	default:
+		if c.badErr != nil {
+			s.problems.Error(filepath.Join(c.dir, c.badFile), "cannot read Cursor chat file", "err", c.badErr)
+			sum.addProblem("its " + c.badFile + " cannot be read: " + history.Reason(c.badErr))
+		}
 		if c.meta.ok {
 			if err := readMetaFile(filepath.Join(c.dir, "meta.json"), sum); err != nil {
 				s.problems.Error(filepath.Join(c.dir, "meta.json"), "cannot read Cursor meta.json", "err", err)
+				p, open := fileProblem("meta.json", err)
+				sum.addProblem(p)
+				sum.retry = sum.retry || open
 			}
 		}
 		if c.history.ok {
 			if err := readPromptHistory(filepath.Join(c.dir, "prompt_history.json"), sum); err != nil {
 				s.problems.Error(filepath.Join(c.dir, "prompt_history.json"), "cannot read Cursor prompt_history.json", "err", err)
+				p, open := fileProblem("prompt_history.json", err)
+				sum.addProblem(p)
+				sum.retry = sum.retry || open
 			}
 		}
 		if sum.cwd != "" {
@@ -419,7 +490,9 @@ func (s *Scanner) summary(ctx context.Context, c *chat) *summary {
 			}
 		}
 	}
-	s.summaries.Put(key, sig, sum)
+	if !sum.retry {
+		s.summaries.Put(key, sig, sum)
+	}
 	return sum
 }
 
@@ -438,6 +511,10 @@ func (s *Scanner) info(c *chat, sum *summary, cwd string) session.Info {
 		Updated:     updated,
 		TimeSource:  source,
 		Path:        c.path(),
+		Error:       sum.problem,
+	}
+	if r := s.storeProblem(c); r != "" {
+		info.Error = strings.TrimPrefix(info.Error+"; its conversation store cannot be read: "+r, "; ")
 	}
 	switch {
 	case sum.title != "":
@@ -511,11 +588,13 @@ func load[T any](ctx context.Context, s *Scanner, id string,
 		out, err := fromStore(ctx, c.storePath())
 		switch {
 		case err == nil:
+			s.noteStore(c, nil)
 			return out, nil
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case !errors.Is(err, fs.ErrNotExist):
 			s.problems.Error(c.storePath(), "cannot read Cursor store.db", "err", err)
+			s.noteStore(c, err)
 			return nil, err
 		}
 	}
@@ -525,6 +604,9 @@ func load[T any](ctx context.Context, s *Scanner, id string,
 	t := s.transcripts()[id]
 	if t == nil {
 		return nil, session.ErrNotFound
+	}
+	if t.badErr != nil {
+		return nil, t.badErr // a pipe is never opened
 	}
 	out, bad, err := fromTranscript(ctx, t.transcript)
 	switch {

@@ -43,14 +43,18 @@ func (s *Scanner) transcripts() map[string]*chat {
 	}
 	out := make(map[string]*chat)
 	add := func(id, path, proj string) {
-		st := statFile(path)
-		if !st.ok || !validID(id) {
+		st, bad := statSide(path)
+		if !st.ok && bad == nil || !validID(id) {
 			return
 		}
 		if old, ok := out[id]; ok && old.activityNs >= st.MtimeNs {
 			return
 		}
-		out[id] = &chat{id: id, transcript: path, transcriptStat: st, activityNs: st.MtimeNs, transcriptProjID: proj}
+		c := &chat{id: id, transcript: path, transcriptStat: st, activityNs: st.MtimeNs, transcriptProjID: proj}
+		if bad != nil {
+			c.badFile, c.badErr = "transcript", bad // a pipe, a link loop: never opened
+		}
+		out[id] = c
 	}
 	for _, proj := range names {
 		dir := filepath.Join(projects, proj, "agent-transcripts")
@@ -132,20 +136,52 @@ func transcriptText(raw json.RawMessage) []string {
 // maxLineBytes clipped (history.LineReader). It returns the number of
 // lines fn could not parse.
 func readLines(ctx context.Context, r io.Reader, fn func([]byte) error) (bad int, err error) {
+	n, err := countLines(ctx, r, fn)
+	if n.unended {
+		bad = 1
+	}
+	return bad + n.bad, err
+}
+
+// lineCounts is what countLines met: lines fn parsed (good) and could
+// not (bad), and whether the last, without a newline, could not be
+// parsed (unended: perhaps a line still being written, not counted in
+// bad).
+type lineCounts struct {
+	good, bad int
+	unended   bool
+}
+
+func (n *lineCounts) add(m lineCounts) {
+	n.good += m.good
+	n.bad += m.bad
+	n.unended = m.unended
+}
+
+// countLines is readLines, counting.
+func countLines(ctx context.Context, r io.Reader, fn func([]byte) error) (n lineCounts, err error) {
 	ls := history.NewLineReader(r, maxLineBytes)
-	for n := 0; ; n++ {
-		if n%1024 == 0 && ctx.Err() != nil {
-			return bad, ctx.Err()
+	for i := 0; ; i++ {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return n, ctx.Err()
 		}
 		line, _, err := ls.Next()
 		if errors.Is(err, io.EOF) {
-			return bad, nil
+			return n, nil
 		}
 		if err != nil {
-			return bad, err
+			return n, err
 		}
-		if line = bytes.TrimSpace(line); len(line) > 0 && fn(line) != nil {
-			bad++
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		switch {
+		case fn(line) == nil:
+			n.good++
+		case ls.Ended():
+			n.bad++
+		default:
+			n.unended = true
 		}
 	}
 }
@@ -186,29 +222,41 @@ func transcriptSummary(ctx context.Context, path string, size int64) (*summary, 
 		}
 		return err
 	}
+	var lines lineCounts
 	if size <= wholeReadBytes {
-		if _, err := readLines(ctx, f, collect); err != nil {
+		n, err := countLines(ctx, io.NewSectionReader(f, 0, size), collect)
+		if err != nil {
 			return nil, err
 		}
+		lines.add(n)
 	} else {
-		if _, err := readLines(ctx, io.LimitReader(f, headBytes), collect); err != nil {
+		n, err := countLines(ctx, io.LimitReader(f, headBytes), collect)
+		if err != nil {
 			return nil, err
 		}
+		n.unended = false // the head ends mid-line where its limit cut it
+		lines.add(n)
 		tail := make([]byte, tailBytes)
-		n, err := f.ReadAt(tail, size-tailBytes)
+		got, err := f.ReadAt(tail, size-tailBytes)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		tail = tail[:n]
+		tail = tail[:got]
 		// The tail starts past the head (wholeReadBytes > headBytes +
 		// tailBytes); drop the partial line it starts in.
 		if i := bytes.IndexByte(tail, '\n'); i >= 0 {
 			tail = tail[i+1:]
 		}
-		if _, err := readLines(ctx, bytes.NewReader(tail), collect); err != nil {
+		n, err = countLines(ctx, bytes.NewReader(tail), collect)
+		if err != nil {
 			return nil, err
 		}
+		lines.add(n)
 	}
+	if lines.unended && lines.good == 0 {
+		lines.bad++ // nothing parsed: not a line being written, a broken file
+	}
+	sum.problem = history.PartlyRead(lines.bad, lines.good, "line", nil)
 	for _, p := range prompts {
 		if sum.prompts == 0 {
 			sum.firstPrompt = history.ClipLine(p, maxPromptRunes)

@@ -170,7 +170,7 @@ func TestHeadTail(t *testing.T) {
 		}
 		seen := map[string]int{}
 		var order []int
-		err := headTail(path, int64(buf.Len()), nil, func(line []byte) {
+		err := headTail(path, int64(buf.Len()), nil, func(line []byte, _ bool) {
 			seen[string(line)]++
 			_, num, _ := strings.Cut(string(line), "|")
 			var v int64

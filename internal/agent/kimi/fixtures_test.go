@@ -50,6 +50,11 @@ func TestRecordedSessions(t *testing.T) {
 			copyTree(t, filepath.Join(dir, "kimi"), home)
 			s := newTest(home)
 			infos := byID(scanAll(t, s))
+			for id, info := range infos {
+				if info.Error != "" {
+					t.Errorf("%s: Error %q: a real recording is read whole", id, info.Error)
+				}
+			}
 
 			// Group the manifest's runs by the session their files name.
 			type want struct {
@@ -171,6 +176,11 @@ func TestSharedRealKimiCode(t *testing.T) {
 	infos := byID(scanAll(t, s))
 	if len(infos) != len(list) {
 		t.Errorf("listed %d sessions, kimi lists %d", len(infos), len(list))
+	}
+	for id, info := range infos {
+		if info.Error != "" {
+			t.Errorf("%s: Error %q: a real recording is read whole", id, info.Error)
+		}
 	}
 	for _, k := range list {
 		info, ok := infos[k.ID]

@@ -39,6 +39,10 @@ type candidate struct {
 	path   string // the history file: agents/main/wire.jsonl, or the legacy context.jsonl
 	sig    history.Sig
 	cwd    string // legacy only: the cwd kimi.json gives the bucket
+	// unreadable: why the history file cannot be read at all (a pipe, a
+	// link that cannot be followed); nil for a regular file. Such a file
+	// is never opened.
+	unreadable error
 }
 
 func (c *candidate) mtime() time.Time { return c.sig.Mtime() }
@@ -95,6 +99,17 @@ func entryNames(dir string) ([]string, error) {
 	return names, nil
 }
 
+// statHistory stats a session's history file for the listing: ok false
+// when there is none (not started yet, or not a session); else its stat
+// and, for one that cannot be read (a pipe, a link loop), why.
+func statHistory(path string) (st fs.FileInfo, ok bool, unreadable error) {
+	st, ok, err := history.StatHistory(path, nil)
+	if !ok {
+		return nil, false, nil
+	}
+	return st, true, err
+}
+
 // statFile stats path, following a symlink, and accepts only a regular
 // file.
 func statFile(path string) (fs.FileInfo, bool) {
@@ -122,6 +137,9 @@ func (s *Scanner) currentCandidates(ctx context.Context) ([]candidate, error) {
 		names, err := entryNames(dir)
 		if err != nil {
 			s.problems.Error(dir, "cannot list Kimi Code workspace directory", "err", err)
+			if !errors.Is(err, fs.ErrNotExist) { // removed since the listing: no news
+				s.sources.Add(dir, "cannot be read: "+history.Reason(err))
+			}
 			return nil
 		}
 		out := make([]candidate, 0, len(names))
@@ -133,11 +151,11 @@ func (s *Scanner) currentCandidates(ctx context.Context) ([]candidate, error) {
 			// more than the stat at thousands of sessions.
 			sdir := dir + string(filepath.Separator) + id
 			wire := sdir + mainWire
-			st, ok := statFile(wire)
+			st, ok, bad := statHistory(wire)
 			if !ok {
 				continue // not started yet, or not a session
 			}
-			out = append(out, candidate{id: id, layout: current, bucket: bucket, dir: sdir, path: wire, sig: history.SigOf(st)})
+			out = append(out, candidate{id: id, layout: current, bucket: bucket, dir: sdir, path: wire, sig: history.SigOf(st), unreadable: bad})
 		}
 		return out
 	})
@@ -193,6 +211,9 @@ func (s *Scanner) legacyCandidates(ctx context.Context, workDirs map[string]stri
 		entries, err := os.ReadDir(dir)
 		if err != nil && len(entries) == 0 {
 			s.problems.Error(dir, "cannot list Kimi CLI workspace directory", "err", err)
+			if !errors.Is(err, fs.ErrNotExist) { // removed since the listing: no news
+				s.sources.Add(dir, "cannot be read: "+history.Reason(err))
+			}
 			return nil
 		}
 		cwd := workDirs[bucket]
@@ -204,8 +225,8 @@ func (s *Scanner) legacyCandidates(ctx context.Context, workDirs map[string]stri
 					continue
 				}
 				path := dir + string(filepath.Separator) + name
-				if st, ok := statFile(path); ok {
-					byID[id] = candidate{id: id, layout: legacy, bucket: bucket, path: path, sig: history.SigOf(st), cwd: cwd}
+				if st, ok, bad := statHistory(path); ok {
+					byID[id] = candidate{id: id, layout: legacy, bucket: bucket, path: path, sig: history.SigOf(st), cwd: cwd, unreadable: bad}
 				}
 				continue
 			}
@@ -214,8 +235,8 @@ func (s *Scanner) legacyCandidates(ctx context.Context, workDirs map[string]stri
 			}
 			sdir := dir + string(filepath.Separator) + name
 			path := filepath.Join(sdir, "context.jsonl")
-			if st, ok := statFile(path); ok {
-				byID[name] = candidate{id: name, layout: legacy, bucket: bucket, dir: sdir, path: path, sig: history.SigOf(st), cwd: cwd}
+			if st, ok, bad := statHistory(path); ok {
+				byID[name] = candidate{id: name, layout: legacy, bucket: bucket, dir: sdir, path: path, sig: history.SigOf(st), cwd: cwd, unreadable: bad}
 			}
 		}
 		out := make([]candidate, 0, len(byID))

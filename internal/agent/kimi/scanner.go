@@ -106,6 +106,7 @@ type Scanner struct {
 	mu       sync.Mutex
 	cache    history.SummaryCache[cacheSig, *summary] // by history path
 	problems *history.OnceLog                         // problems logged, by path
+	sources  history.Problems                         // directories the last scan could not read
 	listed   []candidate                              // the sessions the last Scan listed (WatchDirs)
 
 	clocks clockMemo // what tail reads scanned of each wire (tail.go)
@@ -146,6 +147,7 @@ func (s *Scanner) Runtime() string { return runtimeName }
 // exists but cannot be listed is an error, so the caller keeps its last
 // good list.
 func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session.Info, error) {
+	s.sources.Begin()
 	procs := s.liveProcs(ctx)
 	cands, err := s.candidates(ctx)
 	if err != nil {
@@ -170,8 +172,13 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	sortInfos(p.out)
 	s.prune(p.used)
 	s.remember(p, cands)
+	s.sources.End()
 	return p.out, nil
 }
+
+// Problems are the directories the last Scan could not read: their
+// sessions may be missing from its list.
+func (s *Scanner) Problems() []session.SourceProblem { return s.sources.Last() }
 
 func sortInfos(infos []session.Info) {
 	slices.SortStableFunc(infos, func(a, b session.Info) int {
@@ -195,6 +202,7 @@ func (s *Scanner) candidates(ctx context.Context) ([]candidate, error) {
 			// The old store is a side source: its failure must not hide
 			// kimi-code's sessions.
 			s.problems.Error(filepath.Join(s.legacyHome, "sessions"), "cannot list Kimi CLI sessions", "err", err)
+			s.sources.Add(filepath.Join(s.legacyHome, "sessions"), "cannot be read: "+history.Reason(err))
 		}
 		if len(leg) > 0 {
 			migrated := make(map[string]bool)
@@ -329,8 +337,15 @@ func isDir(path string) bool {
 	return err == nil && st.IsDir()
 }
 
-// summary returns c's cached summary, reading the files when they changed.
+// summary returns c's cached summary, reading the files when they
+// changed. A history file that cannot be read is listed as such and not
+// cached: a permission put right shows at the next scan, whose stat says
+// nothing changed.
 func (s *Scanner) summary(c *candidate) *summary {
+	if c.unreadable != nil {
+		s.problems.Error(c.path, "cannot read Kimi session", "err", c.unreadable)
+		return unreadable(c.unreadable)
+	}
 	at := cacheSig{sig: c.sig, state: stateSig(c)}
 	if sum, ok := s.cache.Get(c.path, at); ok {
 		return sum
@@ -342,7 +357,13 @@ func (s *Scanner) summary(c *candidate) *summary {
 	} else {
 		sum = readLegacySummary(c, s.marker)
 	}
-	if sum.readErr != nil || sum.badLines > 0 {
+	switch {
+	case errors.Is(sum.openErr, fs.ErrNotExist):
+		return &summary{} // removed since the stat: gone, not broken
+	case sum.openErr != nil:
+		s.problems.Error(c.path, "cannot read Kimi session", "err", sum.openErr)
+		return unreadable(sum.openErr)
+	case sum.readErr != nil || sum.badLines > 0:
 		s.problems.Error(c.path, "Kimi session partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
 	}
@@ -389,6 +410,7 @@ func (s *Scanner) info(c *candidate, sum *summary) session.Info {
 		TimeSource:  source,
 		Model:       sum.model,
 		Path:        c.path,
+		Error:       sum.problem,
 	}
 }
 

@@ -1,6 +1,7 @@
 package kimi
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -37,16 +38,50 @@ type summary struct {
 	created, lastEvent      time.Time
 	badLines                int
 	readErr                 error // a part could not be read; the summary has the rest
+	// problem is the session's Error: why part or all of its history
+	// could not be read ("" when it was read whole).
+	problem string
+	// openErr: the history file could not be opened (gone, when it is
+	// fs.ErrNotExist).
+	openErr error
 }
+
+// unreadable is the summary of a session whose history file cannot be
+// read at all: still listed, so the user learns of it.
+func unreadable(err error) *summary {
+	return &summary{listable: true, problem: history.Unreadable(err)}
+}
+
+// problemOf is a session's Error from what listing met: bad of its lines
+// (good read well), the error that ended reading its history early, and
+// whether a side file (state.json, metadata.json) could not be read.
+func problemOf(bad, good int, stopped error, sideFile bool) string {
+	p := history.PartlyRead(bad, good, "line", stopped)
+	if sideFile {
+		p = strings.TrimPrefix(p+"; its state file could not be read", "; ")
+	}
+	return p
+}
+
+// openFailed is headTail's error when the file could not be opened: the
+// session's history cannot be read at all.
+type openFailed struct{ err error }
+
+func (e openFailed) Error() string { return e.err.Error() }
+func (e openFailed) Unwrap() error { return e.err }
 
 // headTail feeds fn the first lines of the file (up to headLines lines or
 // headBytes bytes) and then every line of its last tailBytes, never a line
 // twice. size is the size the stat pass saw, so a line appended meanwhile
 // is not read half-written.
-func headTail(path string, size int64, keep func([]byte) bool, fn func(line []byte)) error {
+//
+// fn is told whether each line ended in a newline: the file's last line
+// may lack one because its agent is still writing it. An error opening
+// the file is an openFailed.
+func headTail(path string, size int64, keep func([]byte) bool, fn func(line []byte, ended bool)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return openFailed{err}
 	}
 	defer f.Close()
 
@@ -59,7 +94,7 @@ func headTail(path string, size int64, keep func([]byte) bool, fn func(line []by
 		if err != nil {
 			return err
 		}
-		fn(line)
+		fn(line, head.Ended())
 	}
 	start := max(head.Offset(), size-tailBytes)
 	if start >= size {
@@ -84,7 +119,7 @@ func headTail(path string, size int64, keep func([]byte) bool, fn func(line []by
 		if first && partial {
 			continue
 		}
-		fn(line)
+		fn(line, tail.Ended())
 	}
 }
 
@@ -93,17 +128,22 @@ func headTail(path string, size int64, keep func([]byte) bool, fn func(line []by
 // never read.
 func readCurrentSummary(c *candidate, marker string) *summary {
 	sum := &summary{}
-	state, err := readJSONObject(c.statePath())
-	if err != nil {
-		sum.readErr = err
-	}
+	state, stateErr := readJSONObject(c.statePath())
+	sum.readErr = stateErr
 	st := parseState(state)
 
 	var w wireSummary
-	if err := headTail(c.path, c.sig.Size, keepTypes(listTypes), func(line []byte) { w.line(line, marker) }); err != nil {
-		sum.readErr = errors.Join(sum.readErr, err)
+	err := headTail(c.path, c.sig.Size, keepTypes(listTypes), func(line []byte, ended bool) { w.next(line, ended, marker) })
+	if errors.As(err, new(openFailed)) {
+		sum.openErr = err
+		return sum
+	}
+	sum.readErr = errors.Join(sum.readErr, err)
+	if w.unended && w.records == 0 {
+		w.badLines++ // nothing read: not a record being written, a broken file
 	}
 	sum.badLines = w.badLines
+	sum.problem = problemOf(w.badLines, w.records, err, stateErr != nil)
 
 	sum.cwd = cmp.Or(st.cwd, w.cwd)
 	sum.model = cmp.Or(w.model, w.modelAlias)
@@ -130,7 +170,9 @@ func readCurrentSummary(c *candidate, marker string) *summary {
 
 	custom := st.titleKind == "custom" && sum.title != ""
 	noise := w.titleGen || hasMarker(st.title, marker) || hasMarker(st.lastPrompt, marker)
-	sum.listable = (w.prompts > 0 || w.answered || st.lastPrompt != "" || custom) && !st.archived && !noise
+	// A session whose history could not all be read is listed even with
+	// nothing to show, so the user learns of it.
+	sum.listable = (w.prompts > 0 || w.answered || st.lastPrompt != "" || custom || sum.problem != "") && !st.archived && !noise
 	return sum
 }
 
@@ -162,13 +204,21 @@ func readLegacySummary(c *candidate, marker string) *summary {
 		sum.readErr = errors.Join(err1, err2)
 		sum.created = legacyCreated(filepath.Join(c.dir, "wire.jsonl"))
 	}
+	sideErr := sum.readErr != nil
 	ls := parseLegacyState(state, meta)
 
 	var l legacyLines
-	if err := headTail(c.path, c.sig.Size, keepLegacy, func(line []byte) { l.line(line, marker) }); err != nil {
-		sum.readErr = errors.Join(sum.readErr, err)
+	err := headTail(c.path, c.sig.Size, keepLegacy, func(line []byte, ended bool) { l.next(line, ended, marker) })
+	if errors.As(err, new(openFailed)) {
+		sum.openErr = err
+		return sum
+	}
+	sum.readErr = errors.Join(sum.readErr, err)
+	if l.unended && l.records == 0 {
+		l.badLines++ // nothing read: not a record being written, a broken file
 	}
 	sum.badLines = l.badLines
+	sum.problem = problemOf(l.badLines, l.records, err, sideErr)
 	sum.prompts = l.prompts
 	sum.firstPrompt, sum.lastPrompt = l.firstPrompt, l.lastPrompt
 	if t := history.ClipLine(ls.customTitle, maxTitleRunes); t != "" {
@@ -176,7 +226,7 @@ func readLegacySummary(c *candidate, marker string) *summary {
 	}
 	sum.fallbackTitle()
 	noise := l.titleGen || hasMarker(ls.customTitle, marker)
-	sum.listable = (l.prompts > 0 || l.answered || ls.customTitle != "") && !ls.archived && !noise
+	sum.listable = (l.prompts > 0 || l.answered || ls.customTitle != "" || sum.problem != "") && !ls.archived && !noise
 	return sum
 }
 
@@ -238,10 +288,27 @@ type legacyLines struct {
 	prompts                 int
 	answered, titleGen      bool
 	badLines                int
+	records                 int // lines read as messages
+	// unended: the last line read had no newline and was no message —
+	// one kimi-cli may still be writing.
+	unended bool
+}
+
+// next folds one line; ended says it ended in a newline.
+func (l *legacyLines) next(line []byte, ended bool, marker string) {
+	if ended {
+		l.line(line, marker)
+		return
+	}
+	bad := l.badLines
+	l.line(line, marker)
+	if l.badLines > bad {
+		l.badLines, l.unended = bad, true
+	}
 }
 
 func (l *legacyLines) line(line []byte, marker string) {
-	if len(line) == 0 {
+	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
 	m, wanted, ok := decodeLegacy(line)
@@ -249,6 +316,7 @@ func (l *legacyLines) line(line []byte, marker string) {
 		l.badLines++
 		return
 	}
+	l.records++
 	if !wanted {
 		return
 	}

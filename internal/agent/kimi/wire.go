@@ -335,6 +335,24 @@ type wireSummary struct {
 	lastEvent         time.Time
 	titleGen          bool // a prompt carries the title-generation marker
 	badLines          int
+	records           int // lines read as records
+	// unended: the last line read had no newline and was no record — one
+	// Kimi may still be writing, counted as bad only in a file with no
+	// record.
+	unended bool
+}
+
+// next folds one line; ended says it ended in a newline.
+func (w *wireSummary) next(line []byte, ended bool, marker string) {
+	if ended {
+		w.line(line, marker)
+		return
+	}
+	bad := w.badLines
+	w.line(line, marker)
+	if w.badLines > bad {
+		w.badLines, w.unended = bad, true
+	}
 }
 
 func (w *wireSummary) line(line []byte, marker string) {
@@ -347,6 +365,7 @@ func (w *wireSummary) line(line []byte, marker string) {
 		return
 	}
 	if !listTypes[typ] {
+		w.records++
 		return
 	}
 	r, ok := decodeRecord(line)
@@ -354,6 +373,7 @@ func (w *wireSummary) line(line []byte, marker string) {
 		w.badLines++
 		return
 	}
+	w.records++
 	switch typ {
 	case recMetadata:
 		if f, ok := jsonNum(r.CreatedAt); ok && w.created.IsZero() {

@@ -51,6 +51,14 @@ func statDB(path string) dbFile {
 // (the default channel's opencode.db and other channels'
 // opencode-<channel>.db) and ExtraDBs, those that exist, sorted by path.
 func (s *Scanner) databases() []dbFile {
+	dbs, _ := s.listDatabases()
+	return dbs
+}
+
+// listDatabases is databases, and the names among them that are there
+// but cannot be read (a pipe, a link loop), with why: those are never
+// opened.
+func (s *Scanner) listDatabases() ([]dbFile, map[string]error) {
 	var paths []string
 	if s.opts.DataDir != "" {
 		entries, _ := os.ReadDir(s.opts.DataDir)
@@ -69,12 +77,18 @@ func (s *Scanner) databases() []dbFile {
 	}
 	slices.Sort(paths)
 	var out []dbFile
+	var bad map[string]error
 	for _, p := range paths {
 		if f := statDB(p); f.db.exists {
 			out = append(out, f)
+		} else if _, ok, err := history.StatHistory(p, nil); ok && err != nil {
+			if bad == nil {
+				bad = make(map[string]error)
+			}
+			bad[p] = err
 		}
 	}
-	return out
+	return out, bad
 }
 
 // conn is one open database and the columns its tables have.

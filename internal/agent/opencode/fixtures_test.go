@@ -229,6 +229,14 @@ func TestSharedRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, info := range infos {
+		if info.Error != "" {
+			t.Errorf("%s: Error %q: a real recording is read whole", info.ID, info.Error)
+		}
+	}
+	if probs := s.Problems(); len(probs) != 0 {
+		t.Errorf("Problems = %+v", probs)
+	}
 	type row struct {
 		id, title, first, last string
 		count                  int

@@ -249,6 +249,7 @@ func (s *Scanner) info(c *conn, r sessionRow, sum promptSummary) session.Info {
 		TimeSource:  TimeFromDB,
 		Model:       cmp.Or(r.model, sum.model),
 		Path:        c.path,
+		Error:       history.PartlyRead(sum.bad, 1, "record", nil),
 	}
 	switch {
 	case r.title != "" && !isDefaultTitle(r.title):
@@ -261,9 +262,10 @@ func (s *Scanner) info(c *conn, r sessionRow, sum promptSummary) session.Info {
 
 // visible applies the shared working-directory rule (history.Listable) and
 // OpenCode's own: a session nobody prompted yet is listed only while a
-// live process holds it.
+// live process holds it, or when records of it could not be read (its
+// prompts may be among them; the user learns of it).
 func (p *pass) visible(info session.Info, live bool) bool {
-	return (live || info.PromptCount > 0) && p.cwds.Listable(info.Cwd, live, p.s.opts.KeepMissingCwd)
+	return (live || info.PromptCount > 0 || info.Error != "") && p.cwds.Listable(info.Cwd, live, p.s.opts.KeepMissingCwd)
 }
 
 // result merges what the pass read: the newest limit sessions of the
@@ -312,6 +314,7 @@ type promptSummary struct {
 	first, last string
 	count       int
 	model       string // of the last prompt: providerID/modelID
+	bad         int    // its messages and parts whose data is no JSON
 }
 
 // summaries reads the real prompts of the given sessions: user messages'
@@ -326,7 +329,9 @@ func summaries(ctx context.Context, c *conn, ids []string) (map[string]promptSum
 		for i, id := range chunk {
 			args[i] = id
 		}
+		guarded := false
 		err := withJSONFallback(func(guard bool) error {
+			guarded = guard
 			rows, err := c.db.QueryContext(ctx, summaryQuery(c, len(chunk), guard), args...)
 			if err != nil {
 				return err
@@ -381,8 +386,44 @@ func summaries(ctx context.Context, c *conn, ids []string) (map[string]promptSum
 		if err != nil {
 			return nil, err
 		}
+		if guarded {
+			// Some row is no JSON: count them, per session, for the
+			// sessions' Errors. Only then are all the chunk's rows parsed.
+			if err := countBad(ctx, c, args, out); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
+}
+
+// countBad adds to out, per session among ids, the messages and parts
+// whose data is no JSON.
+func countBad(ctx context.Context, c *conn, ids []any, out map[string]promptSummary) error {
+	in := placeholders(len(ids))
+	q := fmt.Sprintf(`SELECT sid, sum(n) FROM (
+		SELECT session_id AS sid, count(*) AS n FROM message
+			WHERE session_id IN (%[1]s) AND NOT json_valid(data) GROUP BY session_id
+		UNION ALL
+		SELECT m.session_id, count(*) FROM part p JOIN message m ON p.message_id = m.id
+			WHERE m.session_id IN (%[1]s) AND NOT json_valid(p.data) GROUP BY m.session_id
+	) GROUP BY sid`, in)
+	rows, err := c.db.QueryContext(ctx, q, append(slices.Clone(ids), ids...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sid string
+		var n int
+		if err := rows.Scan(&sid, &n); err != nil {
+			return err
+		}
+		sum := out[sid]
+		sum.bad += n
+		out[sid] = sum
+	}
+	return rows.Err()
 }
 
 func summaryQuery(c *conn, n int, guard bool) string {

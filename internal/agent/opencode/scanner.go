@@ -101,6 +101,7 @@ type Scanner struct {
 	last     *lastScan        // the last Scan that read every database
 	goodDB   map[string]bool  // databases read successfully at least once
 	problems *history.OnceLog // problems already logged, by key
+	sources  history.Problems // databases the last scan could not read
 
 	// settle is how long after its last change a database is trusted to
 	// show everything its files' stat says (see Scan); tests shorten it.
@@ -167,21 +168,28 @@ func (s *Scanner) Runtime() string { return runtimeName }
 // it already saw (the "racy clean" case git's index has too).
 func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session.Info, error) {
 	start := s.now()
-	dbs := s.databases()
+	dbs, unreadable := s.listDatabases()
 	procs, procErr := s.processes(ctx)
 	sig := newScanSig(dbs, procs, procErr, limit, keep)
 
 	s.mu.Lock()
 	last := s.last
 	s.mu.Unlock()
-	if last != nil && last.sig.equal(sig) {
-		return slices.Clone(last.out), nil
+	if last != nil && last.sig.equal(sig) && len(unreadable) == 0 {
+		return slices.Clone(last.out), nil // it read every database: no problem to name
 	}
 
+	s.sources.Begin()
+	for path, err := range unreadable {
+		s.problems.Log(slog.LevelError, "read:"+path, "cannot read OpenCode database", "path", path, "err", err)
+		s.sources.Add(path, "cannot be read: "+history.Reason(err))
+	}
 	out, complete, err := s.scan(ctx, dbs, procs, limit, keep)
 	if err != nil {
 		return nil, err
 	}
+	s.sources.End()
+	complete = complete && len(unreadable) == 0
 	s.mu.Lock()
 	s.last = nil
 	if complete && !sig.changedSince(start.Add(-s.settle)) {
@@ -217,6 +225,7 @@ func (s *Scanner) scan(ctx context.Context, dbs []dbFile, procs []proc, limit in
 				return nil, false, err
 			}
 			s.problems.Log(slog.LevelError, "read:"+db.path, "cannot read OpenCode database", "path", db.path, "err", err)
+			s.sources.Add(db.path, dbProblem(err))
 			failed = append(failed, err)
 			complete = false
 			continue
@@ -232,6 +241,19 @@ func (s *Scanner) scan(ctx context.Context, dbs []dbFile, procs []proc, limit in
 		return nil, false, err
 	}
 	return p.result(limit), complete, nil
+}
+
+// Problems are the databases the last Scan could not read while it read
+// others: their sessions are missing from its list.
+func (s *Scanner) Problems() []session.SourceProblem { return s.sources.Last() }
+
+// dbProblem says why a database could not be read, completing
+// "<database> …".
+func dbProblem(err error) string {
+	if errors.As(err, new(errSchema)) {
+		return "cannot be read: its tables are not the ones OpenCode keeps"
+	}
+	return "cannot be read: " + history.Reason(err)
 }
 
 // Session returns one session's Info by id, with its liveness

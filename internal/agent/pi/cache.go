@@ -39,17 +39,27 @@ func (s *Scanner) find(ctx context.Context, id string) (candidate, error) {
 		return candidate{}, err
 	}
 	for _, c := range cands {
+		if c.unreadable != nil {
+			continue // never opened: listed from the stat alone
+		}
 		if known, ok := s.cachedHeader(c); ok {
-			if known == id {
+			if known == id || known == "" && c.nameID == id {
 				return c, nil
 			}
-		} else if c.nameID == id && s.header(c) == id {
-			return c, nil
+		} else if c.nameID == id {
+			// A file without a header (broken, or unreadable now) goes by
+			// the id its name carries, as Scan lists it.
+			if h := s.header(c); h == id || h == "" {
+				return c, nil
+			}
 		}
 	}
 	for _, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return candidate{}, err
+		}
+		if c.unreadable != nil {
+			continue
 		}
 		if _, ok := s.cachedHeader(c); !ok && s.header(c) == id {
 			return c, nil
@@ -93,6 +103,10 @@ func (s *Scanner) cachedHeader(c candidate) (string, bool) {
 // when c only grew since (resumable), the cached one read on over the
 // appended bytes; else a read of the whole file.
 func (s *Scanner) summary(c candidate) *summary {
+	if c.unreadable != nil {
+		s.problems.Error(c.path, "cannot read Pi session file", "err", c.unreadable)
+		return unreadable(c.unreadable)
+	}
 	e, sig, ok := s.sums.Last(c.path)
 	if ok && sig == c.sig {
 		return e.sum
@@ -110,11 +124,13 @@ func (s *Scanner) loadSummary(c candidate, from *resumePoint) *summary {
 	s.parses.Add(1)
 	sum, resume, err := s.readSummaryFile(c.path, c.sig.Size, from)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		sum = &summary{} // removed since the stat: gone, not broken
 	case err != nil:
-		if !errors.Is(err, fs.ErrNotExist) {
-			s.problems.Error(c.path, "cannot read Pi session file", "err", err)
-		}
-		sum = &summary{}
+		// Not cached: a permission put right shows at the next scan,
+		// whose stat says nothing changed.
+		s.problems.Error(c.path, "cannot read Pi session file", "err", err)
+		return unreadable(err)
 	case sum.readErr != nil || sum.badLines > 0:
 		s.problems.Error(c.path, "Pi session file partly unreadable; listing what could be read",
 			"bad_lines", sum.badLines, "err", sum.readErr)
@@ -234,6 +250,9 @@ func (c countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // header returns the header id of c ("" when it is no Pi session), reading
 // only its first line when it changed.
 func (s *Scanner) header(c candidate) string {
+	if c.unreadable != nil {
+		return "" // a pipe is never opened
+	}
 	if id, ok := s.heads.Get(c.path, c.sig); ok {
 		return id
 	}

@@ -65,6 +65,9 @@ func TestRealAgentDir(t *testing.T) {
 			if info.Live || info.PID != 0 {
 				t.Errorf("live without any process: %+v", info)
 			}
+			if info.Error != "" {
+				t.Errorf("Error %q: a real recording is read whole", info.Error)
+			}
 			msgs, err := s.Conversation(context.Background(), tt.id)
 			if err != nil {
 				t.Fatal(err)
@@ -95,6 +98,7 @@ func TestPublicFixtures(t *testing.T) {
 		first, last         string
 		prompts, answers    int
 		conv                []string // the whole conversation, when short
+		err                 string   // its listing's Error
 	}{
 		{src: "pi-mono/packages/coding-agent/test/fixtures/large-session.jsonl",
 			id: "d703a1a9-1b7b-4fb1-b512-c9738b1fe617", cwd: "/Users/badlogic/workspaces/pi-mono", model: "claude-sonnet-4-5",
@@ -105,6 +109,7 @@ func TestPublicFixtures(t *testing.T) {
 		{src: "agentsview/internal/parser/testdata/pi/session.jsonl",
 			id: "pi-test-session-uuid", cwd: "/Users/alice/code/my-project", model: "claude-opus-4-5",
 			first: "Fix the login bug", last: "Look good to you?", prompts: 2, answers: 2,
+			err: "1 line could not be read", // its malformed line
 			conv: []string{"user: Fix the login bug", "assistant: Looking at the auth module.",
 				"user: Look good to you?", "assistant: Looks good!"}},
 		{src: "deja-vu/fixtures/registry/pi/session.jsonl",
@@ -136,6 +141,9 @@ func TestPublicFixtures(t *testing.T) {
 			}
 			if info.PromptCount != tt.prompts {
 				t.Errorf("%d prompts counted, want %d", info.PromptCount, tt.prompts)
+			}
+			if info.Error != tt.err {
+				t.Errorf("Error %q, want %q", info.Error, tt.err)
 			}
 			if info.Created.IsZero() || info.Created.After(info.Updated) {
 				t.Errorf("created %v, updated %v", info.Created, info.Updated)

@@ -3,6 +3,7 @@ package pi
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +20,10 @@ type candidate struct {
 	sig      history.Sig
 	isolated bool   // in a legacy isolation folder (its own quota)
 	nameID   string // the id part of <timestamp>_<id>.jsonl: a hint, never the identity
+	// unreadable: why the file cannot be read at all (a pipe, a link
+	// that cannot be followed); nil for a regular file. Such a file is
+	// never opened.
+	unreadable error
 }
 
 func (c candidate) mtime() time.Time { return c.sig.Mtime() }
@@ -80,6 +85,9 @@ func (s *Scanner) walkDir(ctx context.Context, dir string, cands *[]candidate, d
 	entries, err := os.ReadDir(dir)
 	if err != nil && len(entries) == 0 {
 		s.problems.Error(dir, "cannot list Pi session folder", "err", err)
+		if !errors.Is(err, fs.ErrNotExist) { // removed since the listing: no news
+			s.sources.Add(dir, "cannot be read: "+history.Reason(err))
+		}
 		return
 	}
 	*dirs = append(*dirs, dir)
@@ -95,24 +103,27 @@ func (s *Scanner) walkDir(ctx context.Context, dir string, cands *[]candidate, d
 	}
 }
 
-// stat makes a candidate of a *.jsonl regular file (or a symlink to one).
+// stat makes a candidate of a *.jsonl regular file (or a symlink to
+// one), or of one that cannot be read (a pipe, a link that cannot be
+// followed), which is listed as such.
 func (s *Scanner) stat(path string, e fs.DirEntry) (candidate, bool) {
 	name := e.Name()
 	stem, ok := strings.CutSuffix(name, ".jsonl")
 	if !ok || stem == "" {
 		return candidate{}, false
 	}
-	st, err := e.Info()
-	if err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		st, err = os.Stat(path)
-	}
+	lst, err := e.Info()
 	if err != nil {
 		if !os.IsNotExist(err) { // removed since the listing: no news
 			s.problems.Error(path, "cannot stat Pi session file", "err", err)
 		}
 		return candidate{}, false
 	}
-	if !st.Mode().IsRegular() {
+	st, ok, bad := history.StatHistory(path, lst)
+	if !ok {
+		if bad != nil && !os.IsNotExist(bad) {
+			s.problems.Error(path, "cannot stat Pi session file", "err", bad)
+		}
 		return candidate{}, false
 	}
 	_, nameID, found := strings.Cut(stem, "_")
@@ -120,7 +131,7 @@ func (s *Scanner) stat(path string, e fs.DirEntry) (candidate, bool) {
 		nameID = stem
 	}
 	rel := strings.TrimPrefix(path, s.sessionsDir()+string(filepath.Separator))
-	return candidate{path: path, sig: history.SigOf(st), isolated: isolated(filepath.ToSlash(rel)), nameID: nameID}, true
+	return candidate{path: path, sig: history.SigOf(st), isolated: isolated(filepath.ToSlash(rel)), nameID: nameID, unreadable: bad}, true
 }
 
 func isDir(path string) bool {

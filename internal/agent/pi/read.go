@@ -3,6 +3,7 @@ package pi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -49,7 +50,15 @@ func (fr *fileRead) readRange(ctx context.Context, r io.Reader, base, size int64
 		if first && n == 0 {
 			h, herr := parseHeader(line)
 			if clipped || herr != nil {
-				return // not a Pi session: nothing else matters
+				// Not a Pi session: nothing else matters. Only a first
+				// line that is no JSON at all, neither blank nor being
+				// written (it ended), makes a broken session the listing
+				// shows; JSON of another shape is some other file (a
+				// print-mode dump), not Pi's session.
+				if fr.sum != nil && lr.Ended() && !clipped && len(bytes.TrimSpace(line)) > 0 && !json.Valid(line) {
+					fr.sum.s.noHeader = true
+				}
+				return
 			}
 			fr.header = true
 			if fr.sum != nil {
@@ -78,10 +87,13 @@ func (fr *fileRead) readRange(ctx context.Context, r io.Reader, base, size int64
 			}
 		}
 		if toSum && !blank {
-			if err == nil {
+			switch {
+			case err == nil:
 				fr.sum.fold(&e)
-			} else {
+			case lr.Ended():
 				fr.sum.s.badLines++
+				// else: the last line, without a newline yet, is one Pi
+				// may still be writing, not a broken one.
 			}
 		}
 	}

@@ -95,6 +95,7 @@ type Scanner struct {
 	sums     history.SummaryCache[history.Sig, sumEntry] // by path: what the last scans read
 	heads    history.SummaryCache[history.Sig, string]   // by path: header ids ("" for no Pi session), for lookups by id
 	problems *history.OnceLog                            // problems already logged, by path or topic
+	sources  history.Problems                            // folders the last scan could not read
 
 	mu   sync.Mutex
 	dirs []string // directories of the last walk
@@ -158,6 +159,7 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	if s.dir == "" {
 		return nil, nil
 	}
+	s.sources.Begin()
 	cands, dirs, err := s.walk(ctx)
 	if err != nil {
 		return nil, err
@@ -195,12 +197,17 @@ func (s *Scanner) Scan(ctx context.Context, limit int, keep []string) ([]session
 	}
 	p.addKept(cands, keep)
 	s.prune(p.used, cands)
+	s.sources.End()
 
 	slices.SortStableFunc(p.out, func(a, b session.Info) int {
 		return cmp.Or(b.Updated.Compare(a.Updated), cmp.Compare(a.ID, b.ID))
 	})
 	return p.out, nil
 }
+
+// Problems are the folders the last Scan could not read: their sessions
+// may be missing from its list.
+func (s *Scanner) Problems() []session.SourceProblem { return s.sources.Last() }
 
 // pass is the state of one Scan.
 type pass struct {
@@ -216,16 +223,30 @@ type pass struct {
 func (p *pass) add(c candidate) bool {
 	sum := p.s.summary(c)
 	p.used[c.path] = true
-	if !sum.valid || p.seen[sum.id] {
+	id, ok := sessionID(c, sum)
+	if !ok || p.seen[id] {
 		return false
 	}
-	p.seen[sum.id] = true
-	_, live := pidFor(p.claims, sum.id, c.path)
+	p.seen[id] = true
+	_, live := pidFor(p.claims, id, c.path)
 	if !sum.listable || !p.cwds.Listable(sum.cwd, live, false) {
 		return false
 	}
 	p.out = append(p.out, p.s.info(c, sum, p.claims))
 	return true
+}
+
+// sessionID is the id c is listed under: its header's, or for a file
+// listed for its problem without one (unreadable, or broken from its
+// first line) the id its name carries.
+func sessionID(c candidate, sum *summary) (string, bool) {
+	switch {
+	case sum.valid:
+		return sum.id, true
+	case sum.broken() && validID(c.nameID):
+		return c.nameID, true
+	}
+	return "", false
 }
 
 // addKept adds the sessions named in keep that the limits left out. Files
@@ -269,7 +290,7 @@ func (s *Scanner) Session(ctx context.Context, id string) (session.Info, error) 
 	// TailConversation (the session page's first page), which would not
 	// use it, and a long conversation costs about three summaries to parse.
 	sum := s.summary(c)
-	if !sum.listable || sum.id != id || history.EphemeralDir(sum.cwd) {
+	if got, _ := sessionID(c, sum); !sum.listable || got != id || history.EphemeralDir(sum.cwd) {
 		return session.Info{}, session.ErrNotFound
 	}
 	claims, _ := s.claims(ctx)
@@ -353,9 +374,10 @@ func (s *Scanner) WatchDirs() []string {
 // info builds the list entry of a session file.
 func (s *Scanner) info(c candidate, sum *summary, claims []claim) session.Info {
 	updated, source := session.EffectiveTime(c.mtime(), sum.lastEvent)
+	id, _ := sessionID(c, sum)
 	info := session.Info{
 		Runtime:     runtimeName,
-		ID:          sum.id,
+		ID:          id,
 		Cwd:         sum.cwd,
 		Project:     session.ShortProject(sum.cwd, s.home),
 		Title:       sum.title,
@@ -368,8 +390,9 @@ func (s *Scanner) info(c candidate, sum *summary, claims []claim) session.Info {
 		TimeSource:  source,
 		Model:       sum.model,
 		Path:        c.path,
+		Error:       sum.problem,
 	}
-	if pid, ok := pidFor(claims, sum.id, c.path); ok {
+	if pid, ok := pidFor(claims, id, c.path); ok {
 		info.Live, info.PID = true, pid
 	}
 	return info

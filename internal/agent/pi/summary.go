@@ -83,7 +83,24 @@ type summary struct {
 	created, lastEvent      time.Time
 	badLines                int
 	readErr                 error // reading stopped early; the summary has what was read
+	// noHeader: the file's first line is there but is no session
+	// header, so nothing else of it was read.
+	noHeader bool
+	// problem is the session's Error: why part or all of the file could
+	// not be read ("" when it was read whole).
+	problem string
 }
+
+// unreadable is the summary of a session file that cannot be read at
+// all: still listed (under the id its name carries), so the user learns
+// of it.
+func unreadable(err error) *summary {
+	return &summary{listable: true, problem: history.Unreadable(err)}
+}
+
+// broken: the file is listed for its problem, with no header to name
+// it; it goes by the id its name carries.
+func (s *summary) broken() bool { return !s.valid && s.problem != "" }
 
 // readSummary reads the session file at path, which had the given size
 // when stat'ed (so a line appended meanwhile is not half-read), in ranges
@@ -241,7 +258,16 @@ func (b *summaryBuilder) entry(e *entry) {
 
 func (b *summaryBuilder) finish() *summary {
 	s := b.s
-	s.listable = s.valid && (s.prompts > 0 || b.answered)
+	if s.noHeader {
+		s.problem = "its first line is not a session header, so nothing of it could be read"
+	} else if s.valid {
+		s.problem = history.PartlyRead(s.badLines, 1, "line", s.readErr)
+	} else {
+		s.problem = history.PartlyRead(0, 0, "line", s.readErr)
+	}
+	// A file with lines that could not be read is listed even with
+	// nothing to show, so the user learns of it.
+	s.listable = s.valid && (s.prompts > 0 || b.answered) || s.problem != ""
 	if t := history.ClipLine(b.name, maxTitleRunes); t != "" {
 		s.title, s.titleSource = t, session.TitleCustom
 	} else if t := history.ClipLine(s.firstPrompt, maxTitleRunes); t != "" {
