@@ -1,0 +1,222 @@
+package usage
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"paddock/internal/session"
+)
+
+// Totals are the summed usage of some calls. Cost is what is known of
+// their cost: the agents' own figures and the list prices; the calls of
+// models without a price are counted in UnknownCalls and UnknownTokens,
+// and never guessed.
+type Totals struct {
+	Calls      int64   `json:"calls"`
+	Input      int64   `json:"input_tokens"`
+	Output     int64   `json:"output_tokens"`
+	CacheRead  int64   `json:"cache_read_tokens"`
+	CacheWrite int64   `json:"cache_write_tokens"`
+	Cost       float64 `json:"cost_usd"`
+	// Listed is the part of Cost priced from the price table (the rest
+	// is the agents' own figures).
+	Listed        float64 `json:"cost_listed_usd"`
+	UnknownCalls  int64   `json:"unknown_cost_calls"`
+	UnknownTokens int64   `json:"unknown_cost_tokens"`
+}
+
+// Tokens is every token counted.
+func (t Totals) Tokens() int64 { return t.Input + t.Output + t.CacheRead + t.CacheWrite }
+
+// CostKnown says the whole cost is known.
+func (t Totals) CostKnown() bool { return t.UnknownCalls == 0 }
+
+func (t *Totals) add(o Totals) {
+	t.Calls += o.Calls
+	t.Input += o.Input
+	t.Output += o.Output
+	t.CacheRead += o.CacheRead
+	t.CacheWrite += o.CacheWrite
+	t.Cost += o.Cost
+	t.Listed += o.Listed
+	t.UnknownCalls += o.UnknownCalls
+	t.UnknownTokens += o.UnknownTokens
+}
+
+// Cell is the usage of one day, agent, project and model.
+type Cell struct {
+	Day     Day
+	Runtime string
+	Project string
+	Model   string
+	Totals
+}
+
+// Day is a calendar day in the store's zone.
+type Day struct{ Y, M, D int }
+
+// DayOf is t's day in loc.
+func DayOf(t time.Time, loc *time.Location) Day {
+	y, m, d := t.In(loc).Date()
+	return Day{y, int(m), d}
+}
+
+// ParseDay reads "2006-01-02".
+func ParseDay(s string) (Day, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return Day{}, fmt.Errorf("usage: %q is not a day (YYYY-MM-DD)", s)
+	}
+	return Day{t.Year(), int(t.Month()), t.Day()}, nil
+}
+
+func dayOfInt(n int) Day { return Day{n / 10000, n / 100 % 100, n % 100} }
+
+func (d Day) int() int { return d.Y*10000 + d.M*100 + d.D }
+
+// String is the day as "2006-01-02".
+func (d Day) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.Y, d.M, d.D) }
+
+// Time is the day's midnight in loc.
+func (d Day) Time(loc *time.Location) time.Time {
+	return time.Date(d.Y, time.Month(d.M), d.D, 0, 0, 0, 0, loc)
+}
+
+// AddDays is the day n days later (earlier when negative).
+func (d Day) AddDays(n int) Day {
+	t := time.Date(d.Y, time.Month(d.M), d.D+n, 12, 0, 0, 0, time.UTC)
+	return Day{t.Year(), int(t.Month()), t.Day()}
+}
+
+// Before says d is an earlier day than o.
+func (d Day) Before(o Day) bool { return d.int() < o.int() }
+
+// Cells is the usage of the days from from to to (both included), per
+// day, agent, project and model.
+func (s *Store) Cells(ctx context.Context, from, to Day) ([]Cell, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT d.day, s.runtime, s.project, d.model, sum(d.calls), sum(d.input), sum(d.output),
+			sum(d.cache_read), sum(d.cache_write), sum(d.cost), sum(d.listed), sum(d.unknown_calls), sum(d.unknown_tokens)
+		FROM days d JOIN sessions s ON s.num = d.num
+		WHERE d.day BETWEEN ? AND ?
+		GROUP BY d.day, s.runtime, s.project, d.model`, from.int(), to.int())
+	if err != nil {
+		return nil, fmt.Errorf("usage: %w", err)
+	}
+	defer rows.Close()
+	var out []Cell
+	for rows.Next() {
+		var c Cell
+		var day int
+		if err := rows.Scan(&day, &c.Runtime, &c.Project, &c.Model, &c.Calls, &c.Input, &c.Output, &c.CacheRead, &c.CacheWrite,
+			&c.Cost, &c.Listed, &c.UnknownCalls, &c.UnknownTokens); err != nil {
+			return nil, err
+		}
+		c.Day = dayOfInt(day)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// The groupings a report sums by.
+const (
+	ByDay     = "day"
+	ByProject = "project"
+	ByAgent   = "agent"
+	ByModel   = "model"
+)
+
+// ErrGroup is a grouping that is none of ByDay, ByProject, ByAgent, ByModel.
+var ErrGroup = errors.New("usage: group by day, project, agent or model")
+
+// Row is the usage of one group.
+type Row struct {
+	Key string `json:"key"`
+	Totals
+}
+
+// Group sums cells per day, project, agent or model: days in order,
+// the others costliest first (then by name).
+func Group(cells []Cell, by string) ([]Row, error) {
+	key := map[string]func(Cell) string{
+		ByDay:     func(c Cell) string { return c.Day.String() },
+		ByProject: func(c Cell) string { return c.Project },
+		ByAgent:   func(c Cell) string { return c.Runtime },
+		ByModel:   func(c Cell) string { return c.Model },
+	}[by]
+	if key == nil {
+		return nil, ErrGroup
+	}
+	sums := map[string]*Row{}
+	for _, c := range cells {
+		k := key(c)
+		r := sums[k]
+		if r == nil {
+			r = &Row{Key: k}
+			sums[k] = r
+		}
+		r.add(c.Totals)
+	}
+	out := make([]Row, 0, len(sums))
+	for _, r := range sums {
+		out = append(out, *r)
+	}
+	slices.SortFunc(out, func(a, b Row) int {
+		if by == ByDay {
+			return cmp.Compare(a.Key, b.Key)
+		}
+		return cmp.Or(cmp.Compare(b.Cost, a.Cost), cmp.Compare(b.Tokens(), a.Tokens()), cmp.Compare(a.Key, b.Key))
+	})
+	return out, nil
+}
+
+// Sum adds every cell up.
+func Sum(cells []Cell) Totals {
+	var t Totals
+	for _, c := range cells {
+		t.add(c.Totals)
+	}
+	return t
+}
+
+// SessionUsage is one session's usage: its totals, per model, and its
+// latest context fill.
+type SessionUsage struct {
+	Totals
+	Models  []Row
+	Context Fill
+	HasFill bool
+}
+
+// Session is session k's usage; zero Totals when none was read.
+func (s *Store) Session(ctx context.Context, k session.Key) (SessionUsage, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT d.model, sum(d.calls), sum(d.input), sum(d.output), sum(d.cache_read), sum(d.cache_write),
+			sum(d.cost), sum(d.listed), sum(d.unknown_calls), sum(d.unknown_tokens)
+		FROM days d JOIN sessions s ON s.num = d.num WHERE s.key = ? GROUP BY d.model`, k.String())
+	if err != nil {
+		return SessionUsage{}, fmt.Errorf("usage: %w", err)
+	}
+	defer rows.Close()
+	var u SessionUsage
+	for rows.Next() {
+		var r Row
+		if err := rows.Scan(&r.Key, &r.Calls, &r.Input, &r.Output, &r.CacheRead, &r.CacheWrite, &r.Cost, &r.Listed,
+			&r.UnknownCalls, &r.UnknownTokens); err != nil {
+			return SessionUsage{}, err
+		}
+		u.Models = append(u.Models, r)
+		u.add(r.Totals)
+	}
+	if err := rows.Err(); err != nil {
+		return SessionUsage{}, err
+	}
+	slices.SortFunc(u.Models, func(a, b Row) int { return cmp.Or(cmp.Compare(b.Tokens(), a.Tokens()), cmp.Compare(a.Key, b.Key)) })
+	u.Context, u.HasFill = s.Context(k)
+	return u, nil
+}
+
+// Loc is the zone the store's days are in.
+func (s *Store) Loc() *time.Location { return s.loc }
