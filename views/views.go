@@ -61,6 +61,8 @@ type Card struct {
 	// HandedOff names the agent this session's work was last handed
 	// off to ("" when never).
 	HandedOff string
+	// Context is how full its context is (zero Label: not known).
+	Context ContextFill
 	// swap is the hx-swap-oob of a card sent alone over the websocket.
 	swap string
 }
@@ -200,6 +202,9 @@ type Session struct {
 	// CanDelete: not running, so its history may be deleted (after a
 	// confirmation).
 	CanDelete bool
+	// Usage is its own tokens and cost, when any were recorded.
+	Usage    SessionUsage
+	HasUsage bool
 }
 
 // Run is an earlier session shown on the same card.

@@ -136,6 +136,9 @@ var ErrGroup = errors.New("usage: group by day, project, agent or model")
 type Row struct {
 	Key string `json:"key"`
 	Totals
+	// CostKnown says every call's cost is known (Cost is then the
+	// whole cost, else a part of it).
+	CostKnown bool `json:"cost_known"`
 }
 
 // Group sums cells per day, project, agent or model: days in order,
@@ -220,3 +223,73 @@ func (s *Store) Session(ctx context.Context, k session.Key) (SessionUsage, error
 
 // Loc is the zone the store's days are in.
 func (s *Store) Loc() *time.Location { return s.loc }
+
+// Report is the usage of a range of days grouped one way: what the API,
+// the page's export and `paddock usage --json` give.
+type Report struct {
+	Group  string `json:"group"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Rows   []Row  `json:"rows"`
+	Total  Row    `json:"total"`
+	Prices string `json:"prices"` // where the list prices come from, and when they were read
+}
+
+// DefaultDays is how many days a report covers when not told.
+const DefaultDays = 30
+
+// MaxDays bounds a report's range.
+const MaxDays = 3660
+
+// Range reads a report's days: from and to as "2006-01-02", either
+// empty for its default (to: today in loc; from: DefaultDays days
+// before to, to included).
+func Range(from, to string, today Day) (Day, Day, error) {
+	t, f := today, Day{}
+	var err error
+	if to != "" {
+		if t, err = ParseDay(to); err != nil {
+			return f, t, err
+		}
+	}
+	f = t.AddDays(-(DefaultDays - 1))
+	if from != "" {
+		if f, err = ParseDay(from); err != nil {
+			return f, t, err
+		}
+	}
+	if t.Before(f) {
+		return f, t, fmt.Errorf("usage: from %s is after to %s", f, t)
+	}
+	if f.AddDays(MaxDays).Before(t) {
+		return f, t, fmt.Errorf("usage: a report covers at most %d days", MaxDays)
+	}
+	return f, t, nil
+}
+
+// Report groups the usage of the days from from to to.
+func (s *Store) Report(ctx context.Context, group string, from, to Day) (Report, error) {
+	cells, err := s.Cells(ctx, from, to)
+	if err != nil {
+		return Report{}, err
+	}
+	return NewReport(cells, group, from, to, s.prices)
+}
+
+// NewReport groups cells.
+func NewReport(cells []Cell, group string, from, to Day, prices *Prices) (Report, error) {
+	rows, err := Group(cells, group)
+	if err != nil {
+		return Report{}, err
+	}
+	for i := range rows {
+		rows[i].CostKnown = rows[i].UnknownCalls == 0
+	}
+	total := Row{Key: "total", Totals: Sum(cells)}
+	total.CostKnown = total.UnknownCalls == 0
+	r := Report{Group: group, From: from.String(), To: to.String(), Rows: rows, Total: total}
+	if prices != nil {
+		r.Prices = prices.Source + " (" + prices.Date + ")"
+	}
+	return r, nil
+}
