@@ -21,7 +21,8 @@ import (
 
 // Usage is what the sessions used and cost (internal/usage).
 type Usage interface {
-	Cells(ctx context.Context, from, to usage.Day) ([]usage.Cell, error)
+	Rows(ctx context.Context, group string, from, to usage.Day) ([]usage.Row, error)
+	Report(ctx context.Context, group string, from, to usage.Day) (usage.Report, error)
 	Session(ctx context.Context, k session.Key) (usage.SessionUsage, error)
 	Context(k session.Key) (usage.Fill, bool)
 	Loc() *time.Location
@@ -71,11 +72,7 @@ func (s *Server) usageReport(c *echo.Context, defaultGroup string) (usage.Report
 	if group == "" {
 		group = defaultGroup
 	}
-	cells, err := s.opts.Usage.Cells(c.Request().Context(), from, to)
-	if err != nil {
-		return usage.Report{}, err
-	}
-	r, err := usage.NewReport(cells, group, from, to, s.opts.Usage.Prices())
+	r, err := s.opts.Usage.Report(c.Request().Context(), group, from, to)
 	if errors.Is(err, usage.ErrGroup) {
 		return r, newError(http.StatusBadRequest, "bad_group", "group is day, project, agent or model.")
 	}
@@ -138,9 +135,12 @@ func (s *Server) usagePage(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cells, err := s.opts.Usage.Cells(c.Request().Context(), from, to)
-	if err != nil {
-		return err
+	// Each way of summing is its own query: a few rows a day each.
+	groups := map[string][]usage.Row{}
+	for _, g := range []string{usage.ByDay, usage.ByAgent, usage.ByProject, usage.ByModel} {
+		if groups[g], err = s.opts.Usage.Rows(c.Request().Context(), g, from, to); err != nil {
+			return err
+		}
 	}
 	metric := c.QueryParam("metric")
 	if metric != "tokens" {
@@ -163,20 +163,18 @@ func (s *Server) usagePage(c *echo.Context) error {
 	p := s.opts.Usage.Prices()
 	v.Prices = p.Source + ", read " + p.Date
 	rows := func(group string, label func(string) string) []views.UsageRow {
-		r, _ := usage.NewReport(cells, group, from, to, nil)
-		out := make([]views.UsageRow, 0, len(r.Rows))
-		for _, row := range r.Rows {
+		out := make([]views.UsageRow, 0, len(groups[group]))
+		for _, row := range groups[group] {
 			out = append(out, usageRow(label(row.Key), row.Totals))
 		}
 		return out
 	}
-	same := func(k string) string { return k }
 	v.ByAgent = rows(usage.ByAgent, s.opts.Agents.Label)
 	v.ByProj = rows(usage.ByProject, func(k string) string { return cmpOr(k, "(no project)") })
 	v.ByModel = rows(usage.ByModel, func(k string) string { return cmpOr(k, "(no model named)") })
-	v.ByDay = rows(usage.ByDay, same)
-	v.Total = usageRow("Total", usage.Sum(cells))
-	v.Chart = usageChart(cells, from, to, metric)
+	v.ByDay = rows(usage.ByDay, func(k string) string { return k })
+	v.Total = usageRow("Total", usage.Sum(groups[usage.ByAgent]))
+	v.Chart = usageChart(groups[usage.ByDay], from, to, metric)
 	return s.render(c, http.StatusOK, views.Usage(s.page(c, "Usage"), v))
 }
 
@@ -254,17 +252,10 @@ const (
 )
 
 // usageChart draws cost or tokens per day of the range as bars.
-func usageChart(cells []usage.Cell, from, to usage.Day, metric string) views.UsageChart {
-	per := map[usage.Day]usage.Totals{}
-	for _, c := range cells {
-		t := per[c.Day]
-		t.Calls += c.Calls
-		t.Cost += c.Cost
-		t.Input += c.Input
-		t.Output += c.Output
-		t.CacheRead += c.CacheRead
-		t.CacheWrite += c.CacheWrite
-		per[c.Day] = t
+func usageChart(days []usage.Row, from, to usage.Day, metric string) views.UsageChart {
+	per := map[string]usage.Totals{}
+	for _, d := range days {
+		per[d.Key] = d.Totals
 	}
 	value := func(t usage.Totals) float64 {
 		if metric == "tokens" {
@@ -278,16 +269,16 @@ func usageChart(cells []usage.Cell, from, to usage.Day, metric string) views.Usa
 		}
 		return dollars(f)
 	}
-	var days []usage.Day
+	var all []usage.Day
 	top := 0.0
 	for d := from; !to.Before(d); d = d.AddDays(1) {
-		days = append(days, d)
-		top = max(top, value(per[d]))
+		all = append(all, d)
+		top = max(top, value(per[d.String()]))
 	}
-	ch := views.UsageChart{Width: len(days) * dayW, Height: chartH, Top: text(top), First: from.String(), Last: to.String(),
+	ch := views.UsageChart{Width: len(all) * dayW, Height: chartH, Top: text(top), First: from.String(), Last: to.String(),
 		Summary: fmt.Sprintf("%s per day from %s to %s; the most in a day: %s", metric, from, to, text(top))}
-	for i, d := range days {
-		v := value(per[d])
+	for i, d := range all {
+		v := value(per[d.String()])
 		h := 0
 		if top > 0 {
 			h = int(v / top * chartH)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -8,12 +9,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"paddock/internal/agent"
 	"paddock/internal/agent/registry"
+	"paddock/internal/session"
 	"paddock/internal/usage"
 )
 
@@ -155,5 +158,70 @@ func TestUsageOnSessionAndCard(t *testing.T) {
 	}
 	if doc.Find(`a[href="/usage"]`).Length() == 0 {
 		t.Error("the board links no usage page")
+	}
+}
+
+// fakeSessions is a catalog of made-up sessions, for the page benchmark.
+type fakeSessions []session.Info
+
+func (f fakeSessions) WaitComplete(context.Context) error { return nil }
+func (f fakeSessions) All() []session.Info                { return f }
+func (f fakeSessions) Get(context.Context, session.Key) (session.Info, error) {
+	return session.Info{}, session.ErrNotFound
+}
+func (f fakeSessions) Subscribe() (<-chan session.Change, func()) { return nil, func() {} }
+
+// BenchmarkUsagePage renders GET /usage?days=90 over a usage file the
+// size of the 10,000-session corpus's (10,000 sessions of six agents and
+// 50 projects over 90 days, five calls each of two models), whole: the
+// query, the sums, the chart and the page.
+func BenchmarkUsagePage(b *testing.B) {
+	r := newRig(b)
+	now := time.Now()
+	var infos fakeSessions
+	for i := range 10_000 {
+		infos = append(infos, session.Info{Runtime: registry.Default().Names()[i%6], ID: fmt.Sprintf("s%05d", i),
+			Cwd: fmt.Sprintf("/work/project-%02d", i%50), Updated: now.Add(-time.Duration(i) * 90 * 24 * time.Hour / 10_000)})
+	}
+	rd := usage.ReaderFunc(func(_ context.Context, info session.Info, _ usage.Cursor) (usage.Batch, error) {
+		b := usage.Batch{Fresh: true}
+		for k := range 5 {
+			model := "claude-sonnet-5"
+			if k%2 == 1 {
+				model = "gpt-6.1-sol"
+			}
+			b.Records = append(b.Records, usage.Record{Key: strconv.Itoa(k), Time: info.Updated.Add(time.Duration(k) * time.Minute), Model: model,
+				Input: 1000, Output: 200, CacheRead: 20_000, Context: 21_200})
+		}
+		return b, nil
+	})
+	readers := map[string]usage.Reader{}
+	for _, n := range registry.Default().Names() {
+		readers[n] = rd
+	}
+	st, err := usage.OpenStore(b.Context(), usage.StoreOptions{Path: filepath.Join(b.TempDir(), "usage.db")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ix := usage.NewIndex(usage.Options{Store: st, Source: infos, Readers: readers})
+	if _, err := ix.Build(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	opts := r.srv.opts
+	opts.Usage = struct {
+		*usage.Store
+		*usage.Index
+	}{st, ix}
+	srv, err := New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, tok := srv.Handler(), r.pair()
+	for b.Loop() {
+		w := r.do(h, http.MethodGet, "/usage?days=90", withCookie(tok))
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "0 calls · ") {
+			b.Fatalf("%d %s", w.Code, w.Body.String())
+		}
 	}
 }

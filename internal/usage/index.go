@@ -183,36 +183,80 @@ func (ix *Index) sync(ctx context.Context, infos []session.Info, all bool) (int,
 	return n, st.forget(ctx, gone)
 }
 
+// ManyReader is a Reader that reads several sessions at once for less
+// than each alone (opening a database once for all of them).
+type ManyReader interface {
+	Reader
+	ReadMany(ctx context.Context, infos []session.Info, froms []Cursor) ([]Batch, []error)
+}
+
+// manyChunk is how many sessions one ReadMany reads.
+const manyChunk = 64
+
 // readAll reads rs side by side (reading is mostly waiting on the disk)
 // and returns those read.
 func (ix *Index) readAll(ctx context.Context, rs []read) ([]read, error) {
-	var wg sync.WaitGroup
-	next := make(chan int)
+	// A job is one session, or a chunk of one ManyReader's sessions.
+	var jobs [][]int
+	many := map[string][]int{}
+	for i, r := range rs {
+		if _, ok := ix.o.Readers[r.info.Runtime].(ManyReader); ok {
+			many[r.info.Runtime] = append(many[r.info.Runtime], i)
+			continue
+		}
+		jobs = append(jobs, []int{i})
+	}
+	for _, idx := range many {
+		for len(idx) > 0 {
+			n := min(len(idx), manyChunk)
+			jobs = append(jobs, idx[:n])
+			idx = idx[n:]
+		}
+	}
 	ok := make([]bool, len(rs))
-	for range min(readers, len(rs)) {
+	done := func(i int, b Batch, err error) {
+		r := &rs[i]
+		if err != nil {
+			// Unreadable now (being written, removed): read again at its
+			// next change; what was stored stays.
+			if !errors.Is(err, session.ErrNotFound) && ctx.Err() == nil {
+				ix.o.Log.Debug("usage: session not read", "session", r.info.Key().String(), "error", err)
+			}
+			return
+		}
+		r.batch, ok[i] = b, true
+	}
+	from := func(i int) Cursor {
+		if !rs[i].ok {
+			return Cursor{}
+		}
+		return rs[i].was.cursor
+	}
+	var wg sync.WaitGroup
+	next := make(chan []int)
+	for range min(readers, len(jobs)) {
 		wg.Go(func() {
-			for i := range next {
-				r := &rs[i]
-				from := r.was.cursor
-				if !r.ok {
-					from = Cursor{}
-				}
-				b, err := ix.o.Readers[r.info.Runtime].Read(ctx, r.info, from)
-				if err != nil {
-					// Unreadable now (being written, removed): read again at
-					// its next change; what was stored stays.
-					if !errors.Is(err, session.ErrNotFound) && ctx.Err() == nil {
-						ix.o.Log.Debug("usage: session not read", "session", r.info.Key().String(), "error", err)
+			for job := range next {
+				rd := ix.o.Readers[rs[job[0]].info.Runtime]
+				if m, isMany := rd.(ManyReader); isMany && len(job) > 1 {
+					infos, froms := make([]session.Info, len(job)), make([]Cursor, len(job))
+					for k, i := range job {
+						infos[k], froms[k] = rs[i].info, from(i)
+					}
+					bs, errs := m.ReadMany(ctx, infos, froms)
+					for k, i := range job {
+						done(i, bs[k], errs[k])
 					}
 					continue
 				}
-				r.batch, ok[i] = b, true
+				b, err := rd.Read(ctx, rs[job[0]].info, from(job[0]))
+				done(job[0], b, err)
 			}
 		})
 	}
-	for i := range rs {
+	for _, job := range jobs {
 		select {
-		case next <- i:
+		case next <- job:
 		case <-ctx.Done():
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"paddock/internal/session"
@@ -47,15 +49,6 @@ func (t *Totals) add(o Totals) {
 	t.UnknownTokens += o.UnknownTokens
 }
 
-// Cell is the usage of one day, agent, project and model.
-type Cell struct {
-	Day     Day
-	Runtime string
-	Project string
-	Model   string
-	Totals
-}
-
 // Day is a calendar day in the store's zone.
 type Day struct{ Y, M, D int }
 
@@ -95,32 +88,6 @@ func (d Day) AddDays(n int) Day {
 // Before says d is an earlier day than o.
 func (d Day) Before(o Day) bool { return d.int() < o.int() }
 
-// Cells is the usage of the days from from to to (both included), per
-// day, agent, project and model.
-func (s *Store) Cells(ctx context.Context, from, to Day) ([]Cell, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT d.day, s.runtime, s.project, d.model, sum(d.calls), sum(d.input), sum(d.output),
-			sum(d.cache_read), sum(d.cache_write), sum(d.cost), sum(d.listed), sum(d.unknown_calls), sum(d.unknown_tokens)
-		FROM days d JOIN sessions s ON s.num = d.num
-		WHERE d.day BETWEEN ? AND ?
-		GROUP BY d.day, s.runtime, s.project, d.model`, from.int(), to.int())
-	if err != nil {
-		return nil, fmt.Errorf("usage: %w", err)
-	}
-	defer rows.Close()
-	var out []Cell
-	for rows.Next() {
-		var c Cell
-		var day int
-		if err := rows.Scan(&day, &c.Runtime, &c.Project, &c.Model, &c.Calls, &c.Input, &c.Output, &c.CacheRead, &c.CacheWrite,
-			&c.Cost, &c.Listed, &c.UnknownCalls, &c.UnknownTokens); err != nil {
-			return nil, err
-		}
-		c.Day = dayOfInt(day)
-		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
 // The groupings a report sums by.
 const (
 	ByDay     = "day"
@@ -141,34 +108,52 @@ type Row struct {
 	CostKnown bool `json:"cost_known"`
 }
 
-// Group sums cells per day, project, agent or model: days in order,
-// the others costliest first (then by name).
-func Group(cells []Cell, by string) ([]Row, error) {
-	key := map[string]func(Cell) string{
-		ByDay:     func(c Cell) string { return c.Day.String() },
-		ByProject: func(c Cell) string { return c.Project },
-		ByAgent:   func(c Cell) string { return c.Runtime },
-		ByModel:   func(c Cell) string { return c.Model },
-	}[by]
-	if key == nil {
+// Rows sums the days from from to to (both included) per day, project,
+// agent or model: days in order, the others costliest first (then by
+// name).
+func (s *Store) Rows(ctx context.Context, group string, from, to Day) ([]Row, error) {
+	table, key := "agent_days", "day"
+	if r, ok := rollupFor(group); ok {
+		table, key = r.table, r.key
+	} else if group != ByDay {
 		return nil, ErrGroup
 	}
-	sums := map[string]*Row{}
-	for _, c := range cells {
-		k := key(c)
-		r := sums[k]
-		if r == nil {
-			r = &Row{Key: k}
-			sums[k] = r
-		}
-		r.add(c.Totals)
+	sums := make([]string, len(sumColumns))
+	for i, c := range sumColumns {
+		sums[i] = "sum(" + c + ")"
 	}
-	out := make([]Row, 0, len(sums))
-	for _, r := range sums {
-		out = append(out, *r)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+key+`, `+strings.Join(sums, ", ")+` FROM `+table+`
+		WHERE day BETWEEN ? AND ? GROUP BY `+key, from.int(), to.int())
+	if err != nil {
+		return nil, fmt.Errorf("usage: %w", err)
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		var r Row
+		var k any
+		if err := rows.Scan(&k, &r.Calls, &r.Input, &r.Output, &r.CacheRead, &r.CacheWrite, &r.Cost, &r.Listed, &r.UnknownCalls, &r.UnknownTokens); err != nil {
+			return nil, err
+		}
+		switch v := k.(type) {
+		case int64:
+			r.Key = dayOfInt(int(v)).String()
+		case string:
+			r.Key = v
+		}
+		// What was taken off again (a session gone, or moved) leaves a
+		// row of nothing, down to the float's last digits.
+		if r.Calls == 0 && r.Tokens() == 0 && math.Abs(r.Cost) < 1e-9 {
+			continue
+		}
+		r.CostKnown = r.UnknownCalls == 0
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b Row) int {
-		if by == ByDay {
+		if group == ByDay {
 			return cmp.Compare(a.Key, b.Key)
 		}
 		return cmp.Or(cmp.Compare(b.Cost, a.Cost), cmp.Compare(b.Tokens(), a.Tokens()), cmp.Compare(a.Key, b.Key))
@@ -176,11 +161,11 @@ func Group(cells []Cell, by string) ([]Row, error) {
 	return out, nil
 }
 
-// Sum adds every cell up.
-func Sum(cells []Cell) Totals {
+// Sum adds rows up.
+func Sum(rows []Row) Totals {
 	var t Totals
-	for _, c := range cells {
-		t.add(c.Totals)
+	for _, r := range rows {
+		t.add(r.Totals)
 	}
 	return t
 }
@@ -269,27 +254,15 @@ func Range(from, to string, today Day) (Day, Day, error) {
 
 // Report groups the usage of the days from from to to.
 func (s *Store) Report(ctx context.Context, group string, from, to Day) (Report, error) {
-	cells, err := s.Cells(ctx, from, to)
+	rows, err := s.Rows(ctx, group, from, to)
 	if err != nil {
 		return Report{}, err
 	}
-	return NewReport(cells, group, from, to, s.prices)
-}
-
-// NewReport groups cells.
-func NewReport(cells []Cell, group string, from, to Day, prices *Prices) (Report, error) {
-	rows, err := Group(cells, group)
-	if err != nil {
-		return Report{}, err
+	if rows == nil {
+		rows = []Row{}
 	}
-	for i := range rows {
-		rows[i].CostKnown = rows[i].UnknownCalls == 0
-	}
-	total := Row{Key: "total", Totals: Sum(cells)}
+	total := Row{Key: "total", Totals: Sum(rows)}
 	total.CostKnown = total.UnknownCalls == 0
-	r := Report{Group: group, From: from.String(), To: to.String(), Rows: rows, Total: total}
-	if prices != nil {
-		r.Prices = prices.Source + " (" + prices.Date + ")"
-	}
-	return r, nil
+	p := s.prices
+	return Report{Group: group, From: from.String(), To: to.String(), Rows: rows, Total: total, Prices: p.Source + " (" + p.Date + ")"}, nil
 }

@@ -22,7 +22,7 @@ import (
 
 // schemaVersion is the file's layout; a file of another version is
 // built again from the histories.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // How a record's cost was known (records.src).
 const (
@@ -151,8 +151,11 @@ func (s *Store) prepare(ctx context.Context, abs string) error {
 	} else if v != 0 {
 		s.log.Info("usage file of another version: reading it again", "path", abs, "version", v)
 	}
-	for _, q := range []string{
-		`DROP TABLE IF EXISTS sessions`, `DROP TABLE IF EXISTS records`, `DROP TABLE IF EXISTS days`, `DROP TABLE IF EXISTS meta`,
+	drops := []string{`DROP TABLE IF EXISTS sessions`, `DROP TABLE IF EXISTS records`, `DROP TABLE IF EXISTS days`, `DROP TABLE IF EXISTS meta`}
+	for _, r := range rollups {
+		drops = append(drops, `DROP TABLE IF EXISTS `+r.table)
+	}
+	for _, q := range append(drops, []string{
 		`CREATE TABLE sessions (
 			num INTEGER PRIMARY KEY,
 			key TEXT NOT NULL UNIQUE,
@@ -198,8 +201,12 @@ func (s *Store) prepare(ctx context.Context, abs string) error {
 		`CREATE INDEX days_day ON days (day)`,
 		`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 		`INSERT INTO meta (key, value) VALUES ('prices', '` + prices + `')`,
-		`PRAGMA user_version = ` + strconv.Itoa(schemaVersion),
-	} {
+	}...) {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("usage: create the file: %w", err)
+		}
+	}
+	for _, q := range append(rollupSchema(), `PRAGMA user_version = `+strconv.Itoa(schemaVersion)) {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("usage: create the file: %w", err)
 		}
@@ -317,39 +324,81 @@ type Rejected struct {
 	Reason string
 }
 
+// writeStmts are the statements one write uses, prepared once for all of
+// its sessions.
+type writeStmts struct {
+	insert, oldDay, newSession, setSession, resetSession, dropRecords, dropDays, dropDay, sumDay, setContext *sql.Stmt
+}
+
+func prepareWrite(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
+	w := &writeStmts{}
+	for _, p := range []struct {
+		to *(*sql.Stmt)
+		q  string
+	}{
+		{&w.insert, `INSERT INTO records (num, rkey, day, at, model, input, output, cache_read, cache_write, cost, src)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (num, rkey) DO UPDATE SET day = excluded.day, at = excluded.at, model = excluded.model, input = excluded.input,
+				output = excluded.output, cache_read = excluded.cache_read, cache_write = excluded.cache_write, cost = excluded.cost, src = excluded.src`},
+		{&w.oldDay, `SELECT day FROM records WHERE num = ? AND rkey = ?`},
+		{&w.newSession, `INSERT INTO sessions (key, runtime, project, sig, cursor) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (key) DO UPDATE SET project = excluded.project, sig = excluded.sig, cursor = excluded.cursor RETURNING num`},
+		{&w.setSession, `UPDATE sessions SET project = ?, sig = ?, cursor = ? WHERE num = ?`},
+		{&w.resetSession, `UPDATE sessions SET project = ?, sig = ?, cursor = ?, ctx_tokens = 0, ctx_window = 0, ctx_model = '', ctx_at = 0 WHERE num = ?`},
+		{&w.dropRecords, `DELETE FROM records WHERE num = ?`},
+		{&w.dropDays, `DELETE FROM days WHERE num = ?`},
+		{&w.dropDay, `DELETE FROM days WHERE num = ? AND day = ?`},
+		{&w.sumDay, `INSERT INTO days (num, day, model, calls, input, output, cache_read, cache_write, cost, listed, unknown_calls, unknown_tokens)
+			SELECT num, day, model, sum(input + output + cache_read + cache_write > 0), sum(input), sum(output), sum(cache_read), sum(cache_write), sum(cost),
+				sum(CASE src WHEN 0 THEN cost ELSE 0 END),
+				sum(src = 3), sum(CASE src WHEN 3 THEN input + output + cache_read + cache_write ELSE 0 END)
+			FROM records WHERE num = ? AND day = ? GROUP BY model`},
+		{&w.setContext, `UPDATE sessions SET ctx_tokens = ?, ctx_window = ?, ctx_model = ?, ctx_at = ? WHERE num = ?`},
+	} {
+		st, err := tx.PrepareContext(ctx, p.q)
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		*p.to = st
+	}
+	return w, nil
+}
+
+func (w *writeStmts) close() {
+	for _, st := range []*sql.Stmt{w.insert, w.oldDay, w.newSession, w.setSession, w.resetSession, w.dropRecords, w.dropDays, w.dropDay, w.sumDay, w.setContext} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
 // write stores reads in one transaction and returns the records refused
-// per session. The caller holds s.mu.
+// per session and the sessions whose usage changed. The caller holds
+// s.mu.
 func (s *Store) write(ctx context.Context, reads []read) (map[string][]Rejected, []session.Key, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO records (num, rkey, day, at, model, input, output, cache_read, cache_write, cost, src)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (num, rkey) DO UPDATE SET day = excluded.day, at = excluded.at, model = excluded.model, input = excluded.input,
-			output = excluded.output, cache_read = excluded.cache_read, cache_write = excluded.cache_write, cost = excluded.cost, src = excluded.src`)
+	w, err := prepareWrite(ctx, tx)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer ins.Close()
-	oldDay, err := tx.PrepareContext(ctx, `SELECT day FROM records WHERE num = ? AND rkey = ?`)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer oldDay.Close()
+	defer w.close()
 	rejected := map[string][]Rejected{}
 	fills := map[string]Fill{}
 	var changed []session.Key
 	for _, r := range reads {
 		key := r.info.Key().String()
-		num, err := s.putSession(ctx, tx, r)
+		num, err := s.putSession(ctx, w, r)
 		if err != nil {
 			return nil, nil, err
 		}
 		if r.batch.Fresh && r.ok {
-			for _, q := range []string{`DELETE FROM records WHERE num = ?`, `DELETE FROM days WHERE num = ?`} {
-				if _, err := tx.ExecContext(ctx, q, num); err != nil {
+			for _, st := range []*sql.Stmt{w.dropRecords, w.dropDays} {
+				if _, err := st.ExecContext(ctx, num); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -366,9 +415,11 @@ func (s *Store) write(ctx context.Context, reads []read) (map[string][]Rejected,
 				continue
 			}
 			day := s.day(rec.Time)
+			// A record read again may have moved to another day: that
+			// day's sums are made again too.
 			if r.ok && !r.batch.Fresh {
 				var was int
-				switch err := oldDay.QueryRowContext(ctx, num, rec.Key).Scan(&was); {
+				switch err := w.oldDay.QueryRowContext(ctx, num, rec.Key).Scan(&was); {
 				case err == nil:
 					days[was] = true
 				case !errors.Is(err, sql.ErrNoRows):
@@ -377,7 +428,7 @@ func (s *Store) write(ctx context.Context, reads []read) (map[string][]Rejected,
 			}
 			days[day] = true
 			cost, src := s.cost(*rec)
-			if _, err := ins.ExecContext(ctx, num, rec.Key, day, rec.Time.UnixMilli(), rec.Model, rec.Input, rec.Output,
+			if _, err := w.insert.ExecContext(ctx, num, rec.Key, day, rec.Time.UnixMilli(), rec.Model, rec.Input, rec.Output,
 				rec.CacheRead, rec.CacheWrite, cost, src); err != nil {
 				return nil, nil, err
 			}
@@ -385,13 +436,24 @@ func (s *Store) write(ctx context.Context, reads []read) (map[string][]Rejected,
 				latest = rec
 			}
 		}
-		if err := rollup(ctx, tx, num, days); err != nil {
-			return nil, nil, err
+		list := make([]int, 0, len(days))
+		for d := range days {
+			list = append(list, d)
+		}
+		slices.Sort(list)
+		for _, d := range list {
+			if !r.batch.Fresh || r.ok {
+				if _, err := w.dropDay.ExecContext(ctx, num, d); err != nil {
+					return nil, nil, err
+				}
+			}
+			if _, err := w.sumDay.ExecContext(ctx, num, d); err != nil {
+				return nil, nil, err
+			}
 		}
 		if latest != nil && (r.batch.Fresh || !r.ok || latest.Time.UnixMilli() >= r.was.ctxAt) {
 			at := latest.Time.UnixMilli()
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ctx_tokens = ?, ctx_window = ?, ctx_model = ?, ctx_at = ? WHERE num = ?`,
-				latest.Context, latest.Window, latest.Model, at, num); err != nil {
+			if _, err := w.setContext.ExecContext(ctx, latest.Context, latest.Window, latest.Model, at, num); err != nil {
 				return nil, nil, err
 			}
 			fills[key] = s.fill(Fill{Tokens: latest.Context, Window: latest.Window, Model: latest.Model}, at)
@@ -411,25 +473,23 @@ func (s *Store) write(ctx context.Context, reads []read) (map[string][]Rejected,
 
 // putSession writes the session's row (its cursor and time) and returns
 // its number.
-func (s *Store) putSession(ctx context.Context, tx *sql.Tx, r read) (int64, error) {
+func (s *Store) putSession(ctx context.Context, w *writeStmts, r read) (int64, error) {
 	cur, err := json.Marshal(r.batch.Cursor)
 	if err != nil {
 		return 0, err
 	}
 	sig := r.info.Updated.UnixNano()
 	if r.ok {
-		q := `UPDATE sessions SET project = ?, sig = ?, cursor = ? WHERE num = ?`
+		st := w.setSession
 		if r.batch.Fresh {
-			q = `UPDATE sessions SET project = ?, sig = ?, cursor = ?, ctx_tokens = 0, ctx_window = 0, ctx_model = '', ctx_at = 0 WHERE num = ?`
+			st = w.resetSession
 			s.ctx.Delete(r.info.Key().String())
 		}
-		_, err := tx.ExecContext(ctx, q, projectOf(r.info), sig, cur, r.was.num)
+		_, err := st.ExecContext(ctx, projectOf(r.info), sig, cur, r.was.num)
 		return r.was.num, err
 	}
 	var num int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO sessions (key, runtime, project, sig, cursor) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET project = excluded.project, sig = excluded.sig, cursor = excluded.cursor RETURNING num`,
-		r.info.Key().String(), r.info.Runtime, projectOf(r.info), sig, cur).Scan(&num)
+	err = w.newSession.QueryRowContext(ctx, r.info.Key().String(), r.info.Runtime, projectOf(r.info), sig, cur).Scan(&num)
 	return num, err
 }
 
@@ -439,28 +499,6 @@ func projectOf(i session.Info) string {
 		return p
 	}
 	return i.Project
-}
-
-// rollup sums num's calls again for each of days.
-func rollup(ctx context.Context, tx *sql.Tx, num int64, days map[int]bool) error {
-	list := make([]int, 0, len(days))
-	for d := range days {
-		list = append(list, d)
-	}
-	slices.Sort(list)
-	for _, d := range list {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM days WHERE num = ? AND day = ?`, num, d); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO days (num, day, model, calls, input, output, cache_read, cache_write, cost, listed, unknown_calls, unknown_tokens)
-			SELECT num, day, model, sum(input + output + cache_read + cache_write > 0), sum(input), sum(output), sum(cache_read), sum(cache_write), sum(cost),
-				sum(CASE src WHEN 0 THEN cost ELSE 0 END),
-				sum(src = 3), sum(CASE src WHEN 3 THEN input + output + cache_read + cache_write ELSE 0 END)
-			FROM records WHERE num = ? AND day = ? GROUP BY model`, num, d); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // cost is a record's cost and how it is known.
@@ -495,14 +533,16 @@ func (s *Store) forget(ctx context.Context, keys []string) error {
 	defer tx.Rollback()
 	for _, k := range keys {
 		var num int64
-		err := tx.QueryRowContext(ctx, `DELETE FROM sessions WHERE key = ? RETURNING num`, k).Scan(&num)
+		err := tx.QueryRowContext(ctx, `SELECT num FROM sessions WHERE key = ?`, k).Scan(&num)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		for _, q := range []string{`DELETE FROM records WHERE num = ?`, `DELETE FROM days WHERE num = ?`} {
+		// Its sums leave the reports while its row still says where
+		// they were counted.
+		for _, q := range []string{`DELETE FROM records WHERE num = ?`, `DELETE FROM days WHERE num = ?`, `DELETE FROM sessions WHERE num = ?`} {
 			if _, err := tx.ExecContext(ctx, q, num); err != nil {
 				return err
 			}

@@ -112,15 +112,7 @@ func TestStoreTotals(t *testing.T) {
 		t.Fatal(err)
 	}
 	listed := 2.0 + 1.0 + 0.4 + 0.3*2.5 + 0.1*4
-	cells, err := st.Cells(t.Context(), Day{2026, 11, 1}, Day{2026, 11, 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := Sum(cells)
-	if sum.Calls != 4 || sum.Input != 2_000_110 || sum.Output != 100_016 || math.Abs(sum.Cost-(listed+0.5)) > 1e-9 ||
-		math.Abs(sum.Listed-listed) > 1e-9 || sum.UnknownCalls != 1 || sum.UnknownTokens != 106 || sum.CostKnown() {
-		t.Errorf("totals %+v; want 4 calls, cost %v of which %v listed, 1 call (106 tokens) of unknown cost", sum, listed+0.5, listed)
-	}
+	nov1, nov30 := Day{2026, 11, 1}, Day{2026, 11, 30}
 	for _, tt := range []struct {
 		by   string
 		keys []string
@@ -130,7 +122,7 @@ func TestStoreTotals(t *testing.T) {
 		{ByAgent, []string{"claude", "codex"}},
 		{ByModel, []string{"claude-sonnet-5", "mock-model"}},
 	} {
-		rows, err := Group(cells, tt.by)
+		rows, err := st.Rows(t.Context(), tt.by, nov1, nov30)
 		if err != nil || len(rows) != len(tt.keys) {
 			t.Fatalf("by %s: %v %v", tt.by, rows, err)
 		}
@@ -139,12 +131,20 @@ func TestStoreTotals(t *testing.T) {
 				t.Errorf("by %s: row %d is %q, want %q", tt.by, i, rows[i].Key, k)
 			}
 		}
-		if math.Abs(rows[0].Cost-(listed+0.5)) > 1e-9 || rows[1].Cost != 0 || rows[1].UnknownCalls != 1 {
+		if math.Abs(rows[0].Cost-(listed+0.5)) > 1e-9 || !rows[0].CostKnown || rows[1].Cost != 0 || rows[1].UnknownCalls != 1 || rows[1].CostKnown {
 			t.Errorf("by %s: %+v", tt.by, rows)
 		}
+		sum := Sum(rows)
+		if sum.Calls != 4 || sum.Input != 2_000_110 || sum.Output != 100_016 || math.Abs(sum.Cost-(listed+0.5)) > 1e-9 ||
+			math.Abs(sum.Listed-listed) > 1e-9 || sum.UnknownCalls != 1 || sum.UnknownTokens != 106 || sum.CostKnown() {
+			t.Errorf("by %s, totals %+v; want 4 calls, cost %v of which %v listed, 1 call (106 tokens) of unknown cost", tt.by, sum, listed+0.5, listed)
+		}
 	}
-	if _, err := Group(cells, "week"); err != ErrGroup {
+	if _, err := st.Rows(t.Context(), "week", nov1, nov30); err != ErrGroup {
 		t.Errorf("group by week: %v", err)
+	}
+	if rows, _ := st.Rows(t.Context(), ByAgent, Day{2026, 11, 4}, nov30); len(rows) != 1 || rows[0].Key != "codex" {
+		t.Errorf("from the 4th: %+v; want codex alone", rows)
 	}
 	u, err := st.Session(t.Context(), session.Key{Runtime: "claude", ID: "c1"})
 	if err != nil || u.Calls != 3 || math.Abs(u.Cost-(listed+0.5)) > 1e-9 || !u.HasFill || u.Context.Tokens != 800_000 ||
@@ -278,8 +278,110 @@ func TestStoreDays(t *testing.T) {
 	src := &fakeSource{infos: []session.Info{info("claude", "c1", "/w/a", late)}}
 	rd := &scripted{recs: map[string][]Record{"c1": {{Key: "a", Time: late, Model: "m", Input: 1}}}}
 	NewIndex(Options{Store: st, Source: src, Readers: map[string]Reader{"claude": rd}}).Build(t.Context())
-	cells, _ := st.Cells(t.Context(), Day{2026, 11, 1}, Day{2026, 11, 30})
-	if len(cells) != 1 || cells[0].Day != (Day{2026, 11, 3}) {
-		t.Errorf("cells %+v; want one on 2026-11-03", cells)
+	rows, _ := st.Rows(t.Context(), ByDay, Day{2026, 11, 1}, Day{2026, 11, 30})
+	if len(rows) != 1 || rows[0].Key != "2026-11-03" {
+		t.Errorf("days %+v; want one, 2026-11-03", rows)
+	}
+}
+
+// checkRollups compares each way of summing with the per-session sums
+// added up directly: the triggers must keep them equal.
+func checkRollups(t *testing.T, st *Store, step string) {
+	t.Helper()
+	from, to := Day{2026, 1, 1}, Day{2026, 12, 31}
+	for _, g := range []struct{ by, key string }{{ByDay, "d.day"}, {ByAgent, "s.runtime"}, {ByProject, "s.project"}, {ByModel, "d.model"}} {
+		rows, err := st.Rows(t.Context(), g.by, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]Totals{}
+		for _, r := range rows {
+			got[r.Key] = r.Totals
+		}
+		q, err := st.db.QueryContext(t.Context(), `SELECT `+g.key+`, sum(d.calls), sum(d.input), sum(d.output), sum(d.cost), sum(d.unknown_calls)
+			FROM days d JOIN sessions s ON s.num = d.num GROUP BY `+g.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]Totals{}
+		for q.Next() {
+			var k any
+			var w Totals
+			q.Scan(&k, &w.Calls, &w.Input, &w.Output, &w.Cost, &w.UnknownCalls)
+			key := ""
+			switch v := k.(type) {
+			case int64:
+				key = dayOfInt(int(v)).String()
+			case string:
+				key = v
+			}
+			want[key] = w
+		}
+		q.Close()
+		if len(got) != len(want) {
+			t.Errorf("%s: by %s: %v, want %v", step, g.by, got, want)
+			continue
+		}
+		for k, w := range want {
+			h := got[k]
+			if h.Calls != w.Calls || h.Input != w.Input || h.Output != w.Output || math.Abs(h.Cost-w.Cost) > 1e-9 || h.UnknownCalls != w.UnknownCalls {
+				t.Errorf("%s: by %s, %s: %+v, want %+v", step, g.by, k, h, w)
+			}
+		}
+	}
+}
+
+// TestRollupsFollowChanges: the sums per day, agent, project and model
+// stay those of the sessions through appends that move a call to another
+// day, a session that changes project, one read again from its start,
+// and one that leaves.
+func TestRollupsFollowChanges(t *testing.T) {
+	st := testStore(t, filepath.Join(t.TempDir(), "usage.db"), nil)
+	src := &fakeSource{infos: []session.Info{
+		info("claude", "c1", "/w/alpha", day1),
+		info("codex", "x1", "/w/alpha", day1),
+		info("pi", "p1", "/w/beta", day1),
+	}}
+	rec := func(k string, at time.Time, model string, in int64) Record {
+		return Record{Key: k, Time: at, Model: model, Input: in, Output: 1}
+	}
+	rd := &scripted{recs: map[string][]Record{
+		"c1": {rec("a", day1, "claude-sonnet-5", 1000), rec("b", day1, "claude-sonnet-5", 10)},
+		"x1": {rec("a", day1, "gpt-6-sol", 500)},
+		"p1": {rec("a", day1, "mock-model", 7)},
+	}}
+	ix := NewIndex(Options{Store: st, Source: src, Readers: map[string]Reader{"claude": rd, "codex": rd, "pi": rd}})
+	build := func(step string) {
+		t.Helper()
+		if _, err := ix.Build(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		checkRollups(t, st, step)
+	}
+	build("first build")
+	// c1 grows: its "b" is written again a day later, and a new call.
+	rd.recs["c1"] = append(rd.recs["c1"], rec("b", day1.Add(24*time.Hour), "claude-sonnet-5", 20), rec("c", day1.Add(24*time.Hour), "claude-opus-5-5", 3))
+	src.infos[0].Updated = day1.Add(24 * time.Hour)
+	build("an append moving a call to the next day")
+	// x1 moves to another project.
+	src.infos[1].Cwd, src.infos[1].Updated = "/w/gamma", day1.Add(time.Hour)
+	rd.recs["x1"] = append(rd.recs["x1"], rec("b", day1.Add(time.Hour), "gpt-6-sol", 5))
+	build("a session moved to another project")
+	if rows, _ := st.Rows(t.Context(), ByProject, Day{2026, 1, 1}, Day{2026, 12, 31}); len(rows) != 3 {
+		t.Errorf("projects %+v; want alpha, beta, gamma", rows)
+	}
+	// p1 is read again from its start, with less in it.
+	rd.recs["p1"] = []Record{rec("z", day1, "mock-model", 2)}
+	src.infos[2].Updated = day1.Add(2 * time.Hour)
+	rd.reads = nil
+	st.mu.Lock()
+	st.db.ExecContext(t.Context(), `UPDATE sessions SET cursor = '{}' WHERE key = 'pi:p1'`)
+	st.mu.Unlock()
+	build("a session read again from its start")
+	// c1 leaves.
+	src.infos = src.infos[1:]
+	build("a session gone")
+	if rows, _ := st.Rows(t.Context(), ByAgent, Day{2026, 1, 1}, Day{2026, 12, 31}); len(rows) != 2 {
+		t.Errorf("agents %+v; want codex and pi", rows)
 	}
 }

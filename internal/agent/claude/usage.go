@@ -147,12 +147,19 @@ var (
 	costField     = []string{"costUSD"}
 )
 
+// tailWindow is how much of a line's end is looked at for its type.
+const tailWindow = 1024
+
 // line reads one transcript line's records.
 func (st *usageState) line(file string, off int64, line []byte) ([]usage.Record, bool) {
 	// Only assistant lines and running costs count; most lines are
-	// neither, and are passed over unparsed.
-	if !bytes.Contains(line, []byte(`"usage"`)) && !bytes.Contains(line, []byte(`"cost-state"`)) {
-		return nil, false
+	// neither, and are passed over unparsed. A running cost names its
+	// type first; a line's own type follows its message, near its end,
+	// so a user's line (a tool's long output) is known by its last bytes.
+	if !bytes.HasPrefix(line, []byte(`{"type":"cost-state"`)) {
+		if bytes.Contains(line[max(0, len(line)-tailWindow):], []byte(`"type":"user"`)) || !bytes.Contains(line, []byte(`"usage"`)) {
+			return nil, false
+		}
 	}
 	var typ, stamp, msg, models []byte
 	if !jsonpeek.Fields(line, lineFields, func(i int, v []byte) {

@@ -84,10 +84,23 @@ var (
 	totalsFields  = []string{"input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens"}
 )
 
+// typeWindow is how far into a rollout line its type is looked for.
+const typeWindow = 512
+
 // line reads one rollout line: a token_count's call, or the model a
 // turn_context names.
 func (st *codexState) line(off int64, line []byte) (usage.Record, bool) {
-	if !bytes.Contains(line, []byte(`"token_count"`)) && !bytes.Contains(line, []byte(`"turn_context"`)) {
+	// Both kinds name themselves in a line's first bytes (its type, or
+	// its payload's first member): the rest of a long line (a tool's
+	// output) is not searched.
+	head := line[:min(len(line), typeWindow)]
+	if !bytes.Contains(head, []byte(`"token_count"`)) && !bytes.Contains(head, []byte(`"turn_context"`)) {
+		return usage.Record{}, false
+	}
+	if m, ok := contextModel(head, line); ok {
+		if m != "" {
+			st.Model = m
+		}
 		return usage.Record{}, false
 	}
 	var stamp, typ, payload []byte
@@ -164,6 +177,28 @@ func (st *codexState) line(off int64, line []byte) (usage.Record, bool) {
 		r.Context = last.In + last.Out
 	}
 	return r, true
+}
+
+// contextModel reads the model a turn_context line names without
+// walking the rest of it (a turn's settings and instructions, kilobytes
+// long): Codex writes the turn's own "model" before the nested settings
+// that name one too. ok is false for other lines, and for a model name
+// that would need decoding (the line is then read whole).
+func contextModel(head, line []byte) (string, bool) {
+	if !bytes.Contains(head, []byte(`"type":"turn_context"`)) {
+		return "", false
+	}
+	const key = `"model":"`
+	i := bytes.Index(line, []byte(key))
+	if i < 0 {
+		return "", true // no model named: the last one stands
+	}
+	rest := line[i+len(key):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return "", false
+	}
+	return string(rest[:end]), true
 }
 
 // totals reads a token_usage object; nil when it is not one.

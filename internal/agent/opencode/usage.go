@@ -39,48 +39,69 @@ type usageState struct {
 const dbMark = "db"
 
 func (r usageReader) Read(ctx context.Context, info session.Info, from usage.Cursor) (usage.Batch, error) {
-	if !validID(info.ID) {
-		return usage.Batch{}, session.ErrNotFound
-	}
-	var st usageState
-	b := usage.Batch{Fresh: len(from.Files) == 0}
-	if !b.Fresh {
-		_ = json.Unmarshal(from.State, &st)
-	}
-	var errs []error
-	for _, db := range r.s.databases() {
-		if info.Path != "" && db.path != info.Path {
-			continue
-		}
-		recs, since, err := r.s.usageOf(ctx, db, info.ID, st.Since)
-		if errors.Is(err, session.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		b.Records, st.Since = recs, since
-		b.Cursor.Files = []usage.Mark{{Name: dbMark}}
-		var err2 error
-		b.Cursor.State, err2 = json.Marshal(st)
-		return b, err2
-	}
-	if len(errs) > 0 {
-		return b, errors.Join(errs...)
-	}
-	return b, session.ErrNotFound
+	bs, errs := r.ReadMany(ctx, []session.Info{info}, []usage.Cursor{from})
+	return bs[0], errs[0]
 }
 
-// usageOf reads the calls of session id (and its subagents') from db
-// updated at or after since (ms); session.ErrNotFound when db does not
-// hold the session.
-func (s *Scanner) usageOf(ctx context.Context, db dbFile, id string, since int64) ([]usage.Record, int64, error) {
-	c, err := s.openDB(ctx, db)
-	if err != nil {
-		return nil, since, err
+// ReadMany reads several sessions, opening each database once for all
+// of them rather than once per session.
+func (r usageReader) ReadMany(ctx context.Context, infos []session.Info, froms []usage.Cursor) ([]usage.Batch, []error) {
+	out := make([]usage.Batch, len(infos))
+	errs := make([]error, len(infos))
+	since := make([]int64, len(infos))
+	todo := map[int]bool{}
+	for i, info := range infos {
+		errs[i] = session.ErrNotFound
+		if !validID(info.ID) {
+			continue
+		}
+		out[i].Fresh = len(froms[i].Files) == 0
+		if !out[i].Fresh {
+			var st usageState
+			_ = json.Unmarshal(froms[i].State, &st)
+			since[i] = st.Since
+		}
+		todo[i] = true
 	}
-	defer c.close()
+	for _, db := range r.s.databases() {
+		var here []int
+		for i := range todo {
+			if infos[i].Path == "" || infos[i].Path == db.path {
+				here = append(here, i)
+			}
+		}
+		if len(here) == 0 {
+			continue
+		}
+		c, err := r.s.openDB(ctx, db)
+		if err != nil {
+			for _, i := range here {
+				errs[i] = err
+			}
+			continue
+		}
+		for _, i := range here {
+			recs, newest, err := usageOf(ctx, c, infos[i].ID, since[i])
+			if errors.Is(err, session.ErrNotFound) {
+				continue
+			}
+			delete(todo, i)
+			if errs[i] = err; err != nil {
+				continue
+			}
+			out[i].Records = recs
+			out[i].Cursor.Files = []usage.Mark{{Name: dbMark}}
+			out[i].Cursor.State, errs[i] = json.Marshal(usageState{Since: newest})
+		}
+		c.close()
+	}
+	return out, errs
+}
+
+// usageOf reads the calls of session id (and its subagents') from c
+// updated at or after since (ms); session.ErrNotFound when c does not
+// hold the session.
+func usageOf(ctx context.Context, c *conn, id string, since int64) ([]usage.Record, int64, error) {
 	var n int
 	if err := c.db.QueryRowContext(ctx, "SELECT count(*) FROM session WHERE id = ?", id).Scan(&n); err != nil {
 		return nil, since, err
