@@ -64,6 +64,8 @@ type Card struct {
 	// Error says why part or all of its history could not be read ("3
 	// lines could not be read"); "" when it was read whole.
 	Error string
+	// Context is how full its context is (zero Label: not known).
+	Context ContextFill
 	// swap is the hx-swap-oob of a card sent alone over the websocket.
 	swap string
 }
@@ -210,6 +212,9 @@ type Session struct {
 	// CanDelete: not running, so its history may be deleted (after a
 	// confirmation).
 	CanDelete bool
+	// Usage is its own tokens and cost, when any were recorded.
+	Usage    SessionUsage
+	HasUsage bool
 }
 
 // Run is an earlier session shown on the same card.

@@ -63,6 +63,15 @@ func (h *hub) run(ctx context.Context) error {
 		settingsChanged = ch
 	}
 
+	// A session's tokens and context are read a moment after its history
+	// changed: its card and page take them then.
+	var usageChanged <-chan []session.Key
+	if h.s.opts.Usage != nil {
+		ch, stop := h.s.opts.Usage.Subscribe()
+		defer stop()
+		usageChanged = ch
+	}
+
 	loaded := h.s.opts.Board.Loaded()
 	// Whether paddock can save shows on every board (its banner).
 	unsaved := h.s.storeProblem()
@@ -96,6 +105,12 @@ func (h *hub) run(ctx context.Context) error {
 			}
 		case <-settingsChanged:
 			h.broadcast(ctx, clients, board.Change{Full: true}, drop)
+		case keys, ok := <-usageChanged:
+			if !ok {
+				usageChanged = nil
+				continue
+			}
+			h.broadcast(ctx, clients, board.Change{Updated: keys, Full: keys == nil}, drop)
 		case ch, ok := <-changes:
 			if !ok {
 				changes = nil

@@ -176,6 +176,7 @@ func (s *Server) card(e board.Entry) views.Card {
 	if t, ok := s.handedOffTo(in.Key()); ok {
 		v.HandedOff = s.opts.Agents.Label(t.Runtime)
 	}
+	v.Context = s.contextFill(in.Key())
 	if c := e.Card; c != nil {
 		v.Attention = string(c.Attention)
 		v.Terminal = c.Terminal
@@ -466,6 +467,7 @@ func (s *Server) sessionView(ctx context.Context, e board.Entry, r board.Recent)
 	v.CanResume = v.Card.CanResume
 	// In every render of the head, the page's and the live updates'.
 	v.HandedOff = s.handedOff(ctx, e.Key())
+	v.Usage, v.HasUsage = s.sessionUsage(ctx, e.Key())
 	v.CanDelete = e.Over() && e.Info.Path != ""
 	v.Pending = s.pendingViews(e.Key())
 	if askedIn(v.Pending)[v.Card.URL] {

@@ -49,6 +49,9 @@ type Options struct {
 	// Search is the index of every conversation; nil: no search inside
 	// them (the search page says so).
 	Search Search
+	// Usage is what the sessions used and cost; nil: no usage page, no
+	// context bars.
+	Usage Usage
 	// Audit reads the audit log; nil: no audit page.
 	Audit AuditReader
 	// Store says whether paddock's database takes writes; nil: it is

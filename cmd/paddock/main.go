@@ -50,6 +50,7 @@ Usage:
   paddock sessions search WORDS  search every conversation (--runtime, --session ID, --project, --since, --until, --limit, --json)
   paddock sessions export ID     one session to a file: -o FILE --runtime R [--format markdown|json|jsonl|text] [--tools] [--force]
   paddock mcp                    an MCP server on stdio for agents: find, read, export, start and hand off sessions
+  paddock usage                  tokens and cost per day, project, agent or model (--group, --from, --to, --json)
   paddock index rebuild          build the search index again from the histories (paddock serve stopped)
   paddock hook EVENT             what the agents' hooks run: payload on stdin, always exit 0, no output (see -h)
   paddock version                print the version
@@ -79,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		err = cmdSessions(ctx, args[1:], stdout, stderr, getenv)
 	case "index":
 		err = cmdIndex(ctx, args[1:], stdout, stderr, getenv)
+	case "usage":
+		err = cmdUsage(ctx, args[1:], stdout, stderr, getenv)
 	case "mcp":
 		err = cmdMCP(ctx, args[1:], stdout, stderr, getenv)
 	case "hook":

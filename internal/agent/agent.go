@@ -33,6 +33,7 @@ import (
 	"paddock/internal/procscan"
 	"paddock/internal/screendialog"
 	"paddock/internal/session"
+	"paddock/internal/usage"
 )
 
 // Agent is everything about one coding agent. Zero-valued parts mean the
@@ -87,6 +88,11 @@ type Agent struct {
 	// the agent's Name whatever it says (Registry.Processes sets it). Zero:
 	// no process of it is recognised.
 	Process procscan.CLI
+
+	// NewUsage builds the reader of the token usage (and cost, where it
+	// records one) its history holds, for internal/usage; nil: its
+	// history records none.
+	NewUsage func(Env) usage.Reader
 
 	// Screen reads the approval and question dialogs its CLI draws in a
 	// terminal paddock hosts, and says which keys answer them: the
@@ -298,6 +304,23 @@ func (r *Registry) Scanners(env Env, dirs map[string]string) []catalog.Scanner {
 			e.Dir = dirs[a.DirFlag.Name]
 		}
 		out = append(out, a.NewScanner(e))
+	}
+	return out
+}
+
+// UsageReaders builds the usage readers of the agents whose histories
+// record usage, by name. dirs are as for Scanners.
+func (r *Registry) UsageReaders(env Env, dirs map[string]string) map[string]usage.Reader {
+	out := make(map[string]usage.Reader, len(r.list))
+	for _, a := range r.list {
+		if a.NewUsage == nil {
+			continue
+		}
+		e := env
+		if a.DirFlag != nil {
+			e.Dir = dirs[a.DirFlag.Name]
+		}
+		out[a.Name] = a.NewUsage(e)
 	}
 	return out
 }

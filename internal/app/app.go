@@ -43,6 +43,7 @@ import (
 	"paddock/internal/search"
 	"paddock/internal/settings"
 	"paddock/internal/tmux"
+	"paddock/internal/usage"
 	"paddock/web"
 )
 
@@ -83,6 +84,8 @@ type App struct {
 	sessions *board.Board
 	settings *settings.Service
 	index    *search.Index
+	usage    *usage.Store
+	tracker  *usage.Index
 	web      *web.Server
 	// snapshots are the private copies of the agents' SQLite databases
 	// the scanners read.
@@ -213,6 +216,17 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 		Log: log.With("component", "search")}); err != nil {
 		return nil, err
 	}
+	// Usage is derived data too; a price file the user wrote that does
+	// not parse stops paddock here, naming its line.
+	prices, err := usage.LoadPrices(filepath.Join(cfg.DataDir, usage.PricesFile))
+	if err != nil {
+		return nil, err
+	}
+	if a.usage, err = usage.OpenStore(ctx, usage.StoreOptions{Path: UsagePath(cfg), Prices: prices, Log: log.With("component", "usage")}); err != nil {
+		return nil, err
+	}
+	a.tracker = usage.NewIndex(usage.Options{Store: a.usage, Source: a.catalog, Log: log.With("component", "usage"),
+		Readers: agents.UsageReaders(agent.Env{Logger: log, Snapshots: a.snapshots}, cfg.AgentDirs)})
 	cm := a.certs
 	if a.web, err = web.New(web.Options{
 		Agents:    agents,
@@ -222,6 +236,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *App, err error) 
 		Push:      a.push,
 		Settings:  a.settings,
 		Search:    a.index,
+		Usage:     usageService{a.usage, a.tracker},
 		Hooks:     newHookInstaller(agents.InstallSpecs(), cfg.DataDir),
 		// a.state is set below, before Run serves anything.
 		DashboardURLs: func() []string { return a.state.URLs },
@@ -345,6 +360,7 @@ func (a *App) Run(ctx context.Context) error {
 	part("board", a.sessions.Run)
 	part("push notifications", a.push.Run)
 	part("search index", a.index.Run)
+	part("usage", a.tracker.Run)
 	part("websocket hub", a.web.Run)
 	part("certificates", func(ctx context.Context) error { refreshCerts(ctx, a.certs, a.log); return nil })
 
@@ -411,6 +427,9 @@ func (a *App) Close() error {
 	}
 	if a.index != nil {
 		_ = a.index.Close()
+	}
+	if a.usage != nil {
+		_ = a.usage.Close()
 	}
 	if a.snapshots != nil {
 		_ = a.snapshots.Close()

@@ -1004,6 +1004,11 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	ph.step("audit", chromedp.Navigate(base+"/audit"))
 	ph.poll("audit", `document.readyState === "complete"`)
 	ph.checkPhone("audit")
+	// Usage: the recorded sessions' tokens and cost, a chart per day.
+	ph.step("usage", chromedp.Navigate(base+"/usage?from=2026-11-01&to=2026-12-31"))
+	ph.pollFor("usage", `!!document.querySelector('[data-testid="usage-agents"] [data-testid="usage-row"]')`, 20*time.Second)
+	ph.checkPhone("usage")
+	shot(t, ph.ctx, "usage")
 	ph.step("settings", chromedp.Navigate(base+"/settings"))
 	ph.poll("settings", `!!document.querySelector('[data-testid="push-settings"]') && document.querySelector('[data-testid="push-status"]').textContent.includes("no notifications yet")`)
 	// Advanced: idle sleep on at 30 minutes; the saved value is what the

@@ -6,6 +6,7 @@ import (
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
+	"paddock/internal/usage"
 )
 
 // Agent is Claude Code as paddock knows it.
@@ -22,6 +23,7 @@ func Agent() agent.Agent {
 			}
 			return New(Options{Dir: dir, Logger: e.Logger})
 		},
+		NewUsage:   func(agent.Env) usage.Reader { return usageReader{} },
 		DecodeHook: decodeHook,
 		// It may fire nothing until the first prompt, and shows
 		// permission dialogs its hooks may not announce.

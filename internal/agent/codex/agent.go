@@ -4,6 +4,7 @@ import (
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
+	"paddock/internal/usage"
 )
 
 // Agent is Codex CLI as paddock knows it.
@@ -17,6 +18,7 @@ func Agent() agent.Agent {
 			o.Processes, o.Logger, o.Snapshots = e.Processes, e.Logger, e.Snapshots
 			return New(o)
 		},
+		NewUsage:   func(agent.Env) usage.Reader { return usageReader{} },
 		DecodeHook: decodeCodex,
 		// Its TUI fires SessionStart with the first prompt, not at
 		// launch; it shows permission dialogs its hooks may not announce.

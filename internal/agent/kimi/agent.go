@@ -4,14 +4,16 @@ import (
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
+	"paddock/internal/usage"
 )
 
 // Agent is Kimi Code as paddock knows it.
 func Agent() agent.Agent {
 	return agent.Agent{
-		Name:    runtimeName,
-		Label:   "Kimi",
-		Product: "Kimi Code",
+		Name:     runtimeName,
+		Label:    "Kimi",
+		Product:  "Kimi Code",
+		NewUsage: func(agent.Env) usage.Reader { return usageReader{} },
 		NewScanner: func(e agent.Env) catalog.Scanner {
 			o := DefaultOptions()
 			o.Processes, o.Logger = e.Processes, e.Logger

@@ -4,6 +4,7 @@ import (
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
+	"paddock/internal/usage"
 )
 
 // Agent is OpenCode as paddock knows it.
@@ -16,6 +17,11 @@ func Agent() agent.Agent {
 			o := DefaultOptions()
 			o.Processes, o.Logger, o.Snapshots = e.Processes, e.Logger, e.Snapshots
 			return New(o)
+		},
+		NewUsage: func(e agent.Env) usage.Reader {
+			o := DefaultOptions()
+			o.Logger, o.Snapshots = e.Logger, e.Snapshots
+			return usageReader{s: New(o)}
 		},
 		DecodeHook: decodeOpenCode,
 		HookRules:  hookstate.Rules{InferPermissions: true},

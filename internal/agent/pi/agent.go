@@ -4,14 +4,16 @@ import (
 	"paddock/internal/agent"
 	"paddock/internal/catalog"
 	"paddock/internal/hookstate"
+	"paddock/internal/usage"
 )
 
 // Agent is Pi as paddock knows it.
 func Agent() agent.Agent {
 	return agent.Agent{
-		Name:    runtimeName,
-		Label:   "Pi",
-		Product: "Pi",
+		Name:     runtimeName,
+		Label:    "Pi",
+		Product:  "Pi",
+		NewUsage: func(agent.Env) usage.Reader { return usageReader{} },
 		NewScanner: func(e agent.Env) catalog.Scanner {
 			o := Options{Dir: DefaultDir(), Processes: e.Processes, Logger: e.Logger}
 			// Pi's processes hide their arguments: a hosted terminal's
