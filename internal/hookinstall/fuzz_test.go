@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"paddock/internal/agent/registry"
 	"paddock/internal/hookinstall"
